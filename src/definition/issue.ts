@@ -1,0 +1,21 @@
+import type { SourcePosition } from "../errors.js";
+
+export type Severity = "error" | "warning";
+
+/** One finding of `validate`: expected problems are data, never thrown. */
+export interface Issue extends SourcePosition {
+  severity: Severity;
+  /** A stable id such as `cell-syntax`; see `rules` in `lint-rules.ts` for the list. */
+  rule: string;
+  message: string;
+}
+
+/** Orders issues by file, then line, then column. */
+export function compareIssues(a: Issue, b: Issue): number {
+  return a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule);
+}
+
+/** Whether any issue is an error, or with `strict` any issue at all. */
+export function hasFailures(issues: readonly Issue[], strict = false): boolean {
+  return issues.some((issue) => strict || issue.severity === "error");
+}
