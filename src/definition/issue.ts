@@ -1,12 +1,13 @@
 import type { SourcePosition } from "../errors.js";
+import type { RuleId } from "./rules.js";
 
 export type Severity = "error" | "warning";
 
 /** One finding of `validate`: expected problems are data, never thrown. */
 export interface Issue extends SourcePosition {
   severity: Severity;
-  /** A stable id such as `cell-syntax`; see `rules` in `lint-rules.ts` for the list. */
-  rule: string;
+  /** A stable id such as `cell-syntax`; `rules.ts` lists them all. */
+  rule: RuleId;
   message: string;
 }
 
