@@ -1,0 +1,39 @@
+import type { Issue } from "../../definition/issue.js";
+import { formatGithub } from "./format-github.js";
+import { formatJson } from "./format-json.js";
+import { formatJunit } from "./format-junit.js";
+import { formatSarif } from "./format-sarif.js";
+import { formatText } from "./format-text.js";
+
+/** Every value `bass validate --format` accepts, for the option's choices. */
+export const issueFormats = ["text", "json", "sarif", "junit", "github"] as const;
+
+export type IssueFormat = (typeof issueFormats)[number];
+
+export interface FormatIssuesOptions {
+  /** File path -> its full text, for code frames (text format); a file missing from the map gets no frame. */
+  sources: ReadonlyMap<string, string>;
+  /** Text format only; when false there are no ANSI codes at all. */
+  color: boolean;
+  /** SARIF's `driver.version`. */
+  toolVersion: string;
+  /** Every file that was validated: JUnit lists clean files as passing testcases, text and JSON count them. */
+  filesChecked: readonly string[];
+}
+
+const formatters: Record<IssueFormat, (issues: readonly Issue[], options: FormatIssuesOptions) => string> = {
+  text: formatText,
+  json: formatJson,
+  sarif: formatSarif,
+  junit: formatJunit,
+  github: formatGithub,
+};
+
+/** Renders validate's findings (sorted by file, line, column) as the whole output of one format. */
+export function formatIssues(
+  format: IssueFormat,
+  issues: readonly Issue[],
+  options: FormatIssuesOptions,
+): string {
+  return formatters[format](issues, options);
+}

@@ -1,0 +1,63 @@
+import { Chalk, type ChalkInstance } from "chalk";
+import type { Issue } from "../../definition/issue.js";
+import { createCodeFrame } from "./code-frame.js";
+import type { FormatIssuesOptions } from "./format-issues.js";
+import { summarizeIssues } from "./summarize-issues.js";
+
+export type FormatTextOptions = Pick<FormatIssuesOptions, "sources" | "color" | "filesChecked">;
+
+/** Findings grouped by file, each with a code frame, and a summary line: for people at a terminal. */
+export function formatText(issues: readonly Issue[], options: FormatTextOptions): string {
+  // An instance of our own, so that `color: false` means no ANSI whatever chalk detects on the terminal.
+  const paint = new Chalk({ level: options.color ? 1 : 0 });
+  const { files, errors, warnings } = summarizeIssues(issues, options.filesChecked);
+  const out: string[] = [];
+  let filesWithProblems = 0;
+  for (const [file, found] of files) {
+    if (found.length === 0) continue;
+    filesWithProblems++;
+    out.push(paint.underline(file));
+    const positionWidth = Math.max(...found.map((issue) => position(issue).length));
+    const severityWidth = Math.max(...found.map((issue) => issue.severity.length));
+    const source = options.sources.get(file);
+    for (const issue of found) {
+      const tint = issue.severity === "error" ? paint.red : paint.yellow;
+      const where = paint.dim(position(issue).padEnd(positionWidth));
+      const severity = tint(issue.severity.padEnd(severityWidth));
+      out.push(`  ${where}  ${severity}  ${issue.message}  ${paint.dim(issue.rule)}`);
+      const frame =
+        source === undefined
+          ? []
+          : createCodeFrame(source, issue.line, issue.column, { gutter: paint.dim, mark: tint.bold });
+      if (frame.length > 0) out.push(...frame, "");
+    }
+    if (out.at(-1) !== "") out.push("");
+  }
+  out.push(summarize(paint, { errors, warnings, filesWithProblems, files: files.size }));
+  return `${out.join("\n")}\n`;
+}
+
+function position(issue: Issue): string {
+  return `${issue.line}:${issue.column}`;
+}
+
+interface Counts {
+  errors: number;
+  warnings: number;
+  filesWithProblems: number;
+  files: number;
+}
+
+function summarize(paint: ChalkInstance, counts: Counts): string {
+  const problems = counts.errors + counts.warnings;
+  if (problems === 0) return paint.green(`✔ ${plural(counts.files, "file")} checked, no problems`);
+  const tint = counts.errors > 0 ? paint.red.bold : paint.yellow.bold;
+  const bySeverity = `${plural(counts.errors, "error")}, ${plural(counts.warnings, "warning")}`;
+  return tint(
+    `✖ ${plural(problems, "problem")} (${bySeverity}) in ${counts.filesWithProblems} of ${plural(counts.files, "file")}`,
+  );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}

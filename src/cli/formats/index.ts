@@ -1,0 +1,9 @@
+export { type CodeFrameStyle, createCodeFrame } from "./code-frame.js";
+export { escapeXml } from "./escape-xml.js";
+export { formatGithub } from "./format-github.js";
+export { type FormatIssuesOptions, formatIssues, type IssueFormat, issueFormats } from "./format-issues.js";
+export { type FormatJsonOptions, formatJson } from "./format-json.js";
+export { type FormatJunitOptions, formatJunit } from "./format-junit.js";
+export { type FormatSarifOptions, formatSarif } from "./format-sarif.js";
+export { type FormatTextOptions, formatText } from "./format-text.js";
+export { type IssueSummary, summarizeIssues } from "./summarize-issues.js";
