@@ -7,6 +7,7 @@ export const rules = {
   "schema-type": "A value has the wrong type.",
   "schema-enum": "A value is not one of the allowed values.",
   "schema-format": "A value does not have the required form (pattern, range or length).",
+  "integrations-missing": "An integrations folder or glob of the project file matches no definition file.",
   "env-unset": "An ${env:NAME} reference names a variable that is not set and has no default.",
   "cell-syntax": "A code cell is not valid JavaScript (strict mode).",
   "cell-forbidden": "A code cell uses something cells do not have (import, require, process).",

@@ -1,0 +1,71 @@
+import { parseFieldPath } from "./field-path.js";
+import { type Definition, integrationHooks, serviceRequestHooks } from "./types.js";
+import { formatPath, type ValuePath } from "./yaml-source.js";
+
+/** Every loop variable of SPEC §4.2. */
+export const loopVariables = ["sritem", "sridx", "fitem", "fidx", "vritem", "vridx", "_", "vrmsg", "mitem", "midx"] as const;
+
+export type LoopVariable = (typeof loopVariables)[number];
+
+/** One code cell of a definition, where it sits and which loop variables it sees. */
+export interface CellRef {
+  /** Path of the YAML value that holds the code. */
+  path: ValuePath;
+  /** How errors name the cell, e.g. `service_requests[0].field_mappings[2].value`. */
+  label: string;
+  code: string;
+  bindings: readonly LoopVariable[];
+  /** For a bracket expression inside a field path: where its code starts in that string. */
+  offset?: number;
+}
+
+const serviceRequestLoop = ["sritem", "sridx"] as const;
+const fieldLoop = ["fitem", "fidx"] as const;
+const ruleLoop = ["vritem", "vridx", "_", "vrmsg"] as const;
+const maskLoop = ["mitem", "midx"] as const;
+
+/** Lists every code cell of a definition, in file order, with the loop variables bound in each. */
+export function listCells(definition: Definition): CellRef[] {
+  const cells: CellRef[] = [];
+  const add = (path: ValuePath, code: unknown, bindings: readonly LoopVariable[]) => {
+    if (typeof code === "string" && code.trim() !== "") cells.push({ path, label: formatPath(path), code, bindings });
+  };
+  // REQUEST/RESPONSE rules and RESPONSE masks run inside their service request's calls.
+  const callBindings = (type: string, serviceRequest: unknown) =>
+    type !== "INPUT" && typeof serviceRequest === "string" ? serviceRequestLoop : [];
+
+  for (const hook of integrationHooks) add([hook], definition[hook], []);
+
+  definition.masks?.forEach((mask, index) => {
+    add(["masks", index, "apply_if"], mask.apply_if, [...maskLoop, ...callBindings(mask.type, mask.service_request)]);
+  });
+
+  definition.validation_rules?.forEach((rule, index) => {
+    const outer = callBindings(rule.type, rule.service_request);
+    for (const key of ["field", "rule", "apply_if", "pass_hook", "fail_hook"] as const) {
+      add(["validation_rules", index, key], rule[key], [...ruleLoop, ...outer]);
+    }
+    add(["validation_rules", index, "apply_to_each"], rule.apply_to_each, outer);
+  });
+
+  definition.service_requests?.forEach((request, index) => {
+    const base = ["service_requests", index] as const;
+    add([...base, "call_for_each"], request.call_for_each, []);
+    add([...base, "call_if"], request.call_if, serviceRequestLoop);
+    for (const hook of serviceRequestHooks) add([...base, hook], request[hook], serviceRequestLoop);
+    request.field_mappings?.forEach((mapping, mappingIndex) => {
+      const at = [...base, "field_mappings", mappingIndex] as const;
+      const inner = [...fieldLoop, ...serviceRequestLoop];
+      add([...at, "include_for_each"], mapping.include_for_each, serviceRequestLoop);
+      add([...at, "include_if"], mapping.include_if, inner);
+      add([...at, "value"], mapping.value, inner);
+      const parsed = typeof mapping.field === "string" ? parseFieldPath(mapping.field) : undefined;
+      for (const segment of parsed?.ok ? parsed.segments : []) {
+        if (segment.kind === "expression") {
+          cells.push({ path: [...at, "field"], label: formatPath([...at, "field"]), code: segment.code, bindings: inner, offset: segment.offset });
+        }
+      }
+    });
+  });
+  return cells;
+}

@@ -1,0 +1,56 @@
+import { stripEnvReferences } from "../env.js";
+import type { LoadedFile } from "../load.js";
+import type { ValuePath } from "../yaml-source.js";
+import type { Report } from "./report.js";
+
+const sensitiveName = /^(authorization|proxy-authorization|cookie|set-cookie)$|api[-_]?key|token|secret|password|passwd|credential/i;
+const authScheme = /^\s*(bearer|basic|token|digest|apikey)\b\s*/i;
+const urlPassword = /:\/\/[^/@\s:]+:([^/@\s]+)@/;
+const urlSecretParameter = /[?&](?:api[-_]?key|access[-_]?token|token|password|secret|sig|signature)=([^&#\s]+)/i;
+/** Shapes of well-known credentials; one in a definition is a leak whatever key holds it. */
+const credentialShapes: [RegExp, string][] = [
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, "a private key"],
+  [/\bAKIA[0-9A-Z]{16}\b/, "an AWS access key id"],
+  [/\b[sprk]k_live_[0-9A-Za-z]{16,}/, "a live API key"],
+  [/\bgh[pousr]_[A-Za-z0-9]{36,}\b/, "a GitHub token"],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, "a Slack token"],
+  [/\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/-]{12,}=*(?![^\s]*\$\{)/, "a credential in an Authorization value"],
+];
+
+/** Literals that look like secrets: credentials belong in the environment, read with `${env:NAME}`. */
+export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
+  const flag = (at: ValuePath, what: string) =>
+    report("secret-literal", `${what} is written in the file; read it from the environment with \${env:NAME}`, at, { target: "value" });
+
+  visitStrings(loaded.source.value, [], (text, path, parent) => {
+    const literal = stripEnvReferences(text);
+    const key = String(path.at(-1) ?? "");
+    const shape = credentialShapes.find(([pattern]) => pattern.test(literal));
+    if (shape) return flag(path, shape[1]);
+    const password = urlPassword.exec(text)?.[1];
+    if (password && stripEnvReferences(password) !== "") return flag(path, "a password in a URL");
+    const parameter = urlSecretParameter.exec(text)?.[1];
+    if (parameter && stripEnvReferences(parameter) !== "") return flag(path, "a secret in a URL query");
+    if (isSecretSlot(path, key, parent) && literal.replace(authScheme, "").trim() !== "") return flag(path, `the value of "${key}"`);
+  });
+}
+
+/** Keys whose value is a credential: sensitive headers, serve tokens and passwords, a mapping onto such a field. */
+function isSecretSlot(path: ValuePath, key: string, parent: unknown): boolean {
+  const container = path.at(-2);
+  if (container === "tokens" || container === "users") return path.includes("auth");
+  if (container === "headers") return sensitiveName.test(key);
+  if (key === "literal" && typeof (parent as { field?: unknown }).field === "string") {
+    const lastName = /([^.[\]"']+)["']?\]?$/.exec((parent as { field: string }).field)?.[1] ?? "";
+    return sensitiveName.test(lastName);
+  }
+  return false;
+}
+
+function visitStrings(value: unknown, path: ValuePath, visit: (text: string, path: ValuePath, parent: unknown) => void, parent?: unknown): void {
+  if (typeof value === "string") visit(value, path, parent);
+  else if (Array.isArray(value)) value.forEach((item, index) => visitStrings(item, [...path, index], visit, value));
+  else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) visitStrings(item, [...path, key], visit, value);
+  }
+}

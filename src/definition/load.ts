@@ -1,0 +1,98 @@
+import { readFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
+import { BassError } from "../errors.js";
+import { resolveEnv } from "./env.js";
+import { findProjectFile, listDefinitionFiles, projectFileName } from "./files.js";
+import type { Issue } from "./issue.js";
+import { type SchemaName, validateSchema } from "./schema.js";
+import type { Definition, ProjectConfig } from "./types.js";
+import { parseYamlSource, type YamlSource } from "./yaml-source.js";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** One YAML file of a project, parsed, checked against its schema, with `${env:…}` resolved. */
+export interface LoadedFile<T> {
+  /** The path as shown to the user: relative to the working directory, with `/`. */
+  file: string;
+  path: string;
+  source: YamlSource;
+  /** The value with `${env:…}` resolved; only trustworthy in shape when `issues` holds no error. */
+  value: T;
+  secrets: string[];
+  issues: Issue[];
+}
+
+export type LoadedDefinition = LoadedFile<Definition>;
+
+export interface LoadedProject {
+  dir: string;
+  config: LoadedFile<ProjectConfig> | undefined;
+  definitions: LoadedDefinition[];
+  /** Problems of the project as a whole (an integrations entry that matches nothing). */
+  issues: Issue[];
+}
+
+export interface LoadOptions {
+  cwd: string;
+  env: Env;
+}
+
+/** Reads, parses and schema-checks one YAML file; problems are issues, a missing file is a BassError. */
+export function loadFile<T>(path: string, schema: SchemaName, options: LoadOptions): LoadedFile<T> {
+  const file = displayPath(path, options.cwd);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code === "ENOENT" ? "FILE_NOT_FOUND" : "FILE_UNREADABLE";
+    throw new BassError(code, `cannot read ${file}: ${(error as Error).message}`);
+  }
+  const { source, issues } = parseYamlSource(file, text);
+  const valid = issues.length === 0 || issues.every((issue) => issue.severity === "warning");
+  if (valid) issues.push(...validateSchema(schema, source));
+  const resolved = resolveEnv(source.value, options.env);
+  for (const { name, path: at } of resolved.unset) {
+    issues.push({
+      file,
+      ...source.locate(at, "value"),
+      severity: "warning",
+      rule: "env-unset",
+      message: `environment variable ${name} is not set and has no default; set it or write \${env:${name}:-default}`,
+    });
+  }
+  return { file, path, source, value: resolved.value as T, secrets: resolved.secrets, issues };
+}
+
+export interface LoadProjectOptions extends LoadOptions {
+  /** `--project DIR`; without it the project file is searched from `cwd` upwards. */
+  projectDir?: string | undefined;
+}
+
+/** Loads the project file and every definition it names. */
+export function loadProject(options: LoadProjectOptions): LoadedProject {
+  const projectFile = options.projectDir
+    ? resolve(options.cwd, options.projectDir, projectFileName)
+    : findProjectFile(options.cwd);
+  if (!projectFile) {
+    throw new BassError("PROJECT_NOT_FOUND", `no ${projectFileName} in ${options.cwd} or above; give --project DIR`);
+  }
+  const config = loadFile<ProjectConfig>(projectFile, "project", options);
+  const dir = dirname(projectFile);
+  const integrations = config.value?.integrations ?? "integrations";
+  const patterns = Array.isArray(integrations) ? integrations : [integrations];
+  const { files, unmatched } = listDefinitionFiles(dir, patterns.filter((p) => typeof p === "string"));
+  const issues: Issue[] = unmatched.map((pattern) => ({
+    file: config.file,
+    ...config.source.locate(["integrations"]),
+    severity: "warning",
+    rule: "integrations-missing",
+    message: `"${pattern}" matches no definition file`,
+  }));
+  const definitions = files.map((file) => loadFile<Definition>(file, "definition", options));
+  return { dir, config, definitions, issues };
+}
+
+function displayPath(path: string, cwd: string): string {
+  const shown = relative(cwd, path);
+  return (shown.startsWith("..") ? path : shown).split(sep).join("/");
+}

@@ -1,0 +1,115 @@
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Issue } from "./issue.js";
+import type { RuleId } from "./rules.js";
+import { formatPath, type ValuePath, type YamlSource } from "./yaml-source.js";
+
+export type SchemaName = "definition" | "project";
+
+/** Where the published JSON Schemas live, for editors (`# yaml-language-server: $schema=…`) and for ajv. */
+export function schemaPath(name: SchemaName): URL {
+  return new URL(`../../schema/${name}.schema.json`, import.meta.url);
+}
+
+const validators = new Map<SchemaName, ValidateFunction>();
+
+/** Compiled once per process, on first use. */
+function validatorFor(name: SchemaName): ValidateFunction {
+  let validate = validators.get(name);
+  if (!validate) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
+    validate = ajv.compile(JSON.parse(readFileSync(schemaPath(name), "utf8")));
+    validators.set(name, validate);
+  }
+  return validate;
+}
+
+/** Checks a parsed file against its schema; every finding is placed at its key or value. */
+export function validateSchema(name: SchemaName, source: YamlSource): Issue[] {
+  const validate = validatorFor(name);
+  if (validate(source.value)) return [];
+  return (validate.errors ?? []).flatMap((error) => toIssue(error, source) ?? []);
+}
+
+function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
+  const path = instancePath(error.instancePath);
+  const where = formatWhere(path);
+  const issue = (rule: RuleId, message: string, at: ValuePath, target: "key" | "value" = "key"): Issue => ({
+    file: source.file,
+    ...source.locate(at, target),
+    severity: "error",
+    rule,
+    message,
+  });
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const key = String(error.params.additionalProperty);
+      const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
+      const guess = closest(key, known);
+      const hint = guess ? `; did you mean "${guess}"?` : known.length ? `; known keys: ${known.join(", ")}` : "";
+      return issue("schema-unknown-key", `unknown key "${key}"${where}${hint}`, [...path, key]);
+    }
+    case "required":
+      return issue("schema-required", `missing required key "${error.params.missingProperty}"${where}`, path);
+    case "type":
+      return issue("schema-type", `${describe(path)} must be ${formatTypes(error.params.type)}`, path);
+    case "enum":
+    case "const": {
+      const allowed = (error.keyword === "enum" ? error.params.allowedValues : [error.params.allowedValue]) as unknown[];
+      const shown = allowed.map((value) => JSON.stringify(value)).join(", ");
+      return issue("schema-enum", `${describe(path)} must be one of ${shown}`, path, "value");
+    }
+    case "if":
+    case "oneOf":
+    case "anyOf":
+      return undefined; // the errors of the branches say what is wrong
+    default:
+      return issue("schema-format", `${describe(path)} ${error.message ?? "is invalid"}`, path, "value");
+  }
+}
+
+function instancePath(pointer: string): ValuePath {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+function formatWhere(path: ValuePath): string {
+  return path.length ? ` in ${formatPath(path)}` : "";
+}
+
+function describe(path: ValuePath): string {
+  return path.length ? formatPath(path) : "the file";
+}
+
+function formatTypes(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((name) => (name === "null" ? "null" : `a${/^[aeiou]/.test(String(name)) ? "n" : ""} ${name}`)).join(" or ");
+}
+
+/** The known key nearest to a typo, when it is near enough to be a likely meaning. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

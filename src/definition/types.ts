@@ -1,0 +1,160 @@
+/** The shape of a definition file (SPEC §2) and of the project file (SPEC §3), as the schema allows them. */
+
+/** JavaScript source of a code cell (SPEC §4.1); `null` or absent means "none". */
+export type Cell = string | null;
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type MaskType = "INPUT" | "RESPONSE";
+export type RuleType = "INPUT" | "REQUEST" | "RESPONSE";
+export type ValueType = "string" | "integer" | "number" | "decimal" | "boolean" | "object" | "array";
+
+export interface Endpoint {
+  method: HttpMethod;
+  path: string;
+}
+
+export interface ValueMapping {
+  from: string | number | boolean;
+  to: string;
+}
+
+export interface ValueMappingSet {
+  name: string;
+  case_sensitive?: boolean;
+  default_to_value?: string;
+  mappings: ValueMapping[];
+}
+
+export interface Mask {
+  type: MaskType;
+  service_request?: string | null;
+  sequence?: number;
+  field: string;
+  apply_to_each?: string | null;
+  apply_if?: Cell;
+  abort_if_not_applied_x_times?: number;
+}
+
+export interface ValidationRule {
+  type: RuleType;
+  service_request?: string | null;
+  sequence?: number;
+  field: Cell;
+  rule: Cell;
+  message?: string | null;
+  apply_if?: Cell;
+  apply_to_each?: Cell;
+  abort_on_failure?: boolean;
+  pass_hook?: Cell;
+  fail_hook?: Cell;
+}
+
+export interface FieldMapping {
+  field: string;
+  literal?: unknown;
+  value?: Cell;
+  value_type?: ValueType | null;
+  nullable?: boolean;
+  include_if?: Cell;
+  include_for_each?: Cell;
+  value_mapping_set?: string | null;
+  sequence?: number;
+}
+
+/** The eight hooks of one service call, in the order they may run (SPEC §4.6). */
+export const serviceRequestHooks = [
+  "before_prepare_request_hook",
+  "after_prepare_request_success_hook",
+  "after_prepare_request_failure_hook",
+  "before_execute_request_hook",
+  "after_execute_request_success_hook",
+  "after_execute_request_failure_hook",
+  "after_overall_success_hook",
+  "after_overall_failure_hook",
+] as const;
+
+export type ServiceRequestHook = (typeof serviceRequestHooks)[number];
+
+export type ServiceRequest = {
+  formula_variable: string;
+  sequence?: number;
+  system: string;
+  service_name?: string;
+  call_if?: Cell;
+  call_for_each?: Cell;
+  abort_after_execute_request_failure?: boolean;
+  field_mappings?: FieldMapping[];
+} & { [hook in ServiceRequestHook]?: Cell };
+
+/** The four hooks of an integration, in run order (SPEC §4.4). */
+export const integrationHooks = ["before_hook", "on_success_hook", "on_failure_hook", "finally_hook"] as const;
+
+export type IntegrationHook = (typeof integrationHooks)[number];
+
+export type Definition = {
+  name: string;
+  description?: string;
+  active?: boolean;
+  run_async?: boolean;
+  timeout_ms?: number;
+  endpoints?: Endpoint[];
+  request_schema?: Record<string, unknown> | boolean;
+  value_mapping_sets?: ValueMappingSet[];
+  masks?: Mask[];
+  validation_rules?: ValidationRule[];
+  service_requests?: ServiceRequest[];
+} & { [hook in IntegrationHook]?: Cell };
+
+export interface RetryConfig {
+  max?: number;
+  backoff_ms?: number;
+}
+
+export interface SystemConfig {
+  /** `http`, `echo`, or a path to a module exporting `execute` (SPEC §8). */
+  adapter: string;
+  base_url?: string;
+  timeout_ms?: number;
+  retries?: RetryConfig;
+  headers?: Record<string, string>;
+  /** Free-form settings for a module adapter. */
+  options?: Record<string, unknown>;
+}
+
+export type ServeAuth =
+  | { type: "none" }
+  | { type: "bearer"; tokens: string[] }
+  | { type: "basic"; users: Record<string, string> };
+
+export interface ServeConfig {
+  host?: string;
+  port?: number;
+  auth?: ServeAuth;
+  body_limit_bytes?: number;
+  max_concurrent_runs?: number;
+  idempotency_ttl_s?: number;
+}
+
+export interface HistoryConfig {
+  dir?: string;
+  store_payloads?: boolean;
+  max_runs?: number;
+}
+
+export interface LimitsConfig {
+  cell_timeout_ms?: number;
+  run_timeout_ms?: number;
+}
+
+export interface MockcoreConfig {
+  data?: string;
+}
+
+export interface ProjectConfig {
+  integrations?: string | string[];
+  systems?: Record<string, SystemConfig>;
+  mockcore?: MockcoreConfig;
+  history?: HistoryConfig;
+  serve?: ServeConfig;
+  limits?: LimitsConfig;
+}
