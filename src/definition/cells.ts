@@ -3,7 +3,18 @@ import { type Definition, integrationHooks, serviceRequestHooks } from "./types.
 import { formatPath, type ValuePath } from "./yaml-source.js";
 
 /** Every loop variable of SPEC §4.2. */
-export const loopVariables = ["sritem", "sridx", "fitem", "fidx", "vritem", "vridx", "_", "vrmsg", "mitem", "midx"] as const;
+export const loopVariables = [
+  "sritem",
+  "sridx",
+  "fitem",
+  "fidx",
+  "vritem",
+  "vridx",
+  "_",
+  "vrmsg",
+  "mitem",
+  "midx",
+] as const;
 
 export type LoopVariable = (typeof loopVariables)[number];
 
@@ -28,7 +39,8 @@ const maskLoop = ["mitem", "midx"] as const;
 export function listCells(definition: Definition): CellRef[] {
   const cells: CellRef[] = [];
   const add = (path: ValuePath, code: unknown, bindings: readonly LoopVariable[]) => {
-    if (typeof code === "string" && code.trim() !== "") cells.push({ path, label: formatPath(path), code, bindings });
+    if (typeof code === "string" && code.trim() !== "")
+      cells.push({ path, label: formatPath(path), code, bindings });
   };
   // REQUEST/RESPONSE rules and RESPONSE masks run inside their service request's calls.
   const callBindings = (type: string, serviceRequest: unknown) =>
@@ -37,7 +49,10 @@ export function listCells(definition: Definition): CellRef[] {
   for (const hook of integrationHooks) add([hook], definition[hook], []);
 
   definition.masks?.forEach((mask, index) => {
-    add(["masks", index, "apply_if"], mask.apply_if, [...maskLoop, ...callBindings(mask.type, mask.service_request)]);
+    add(["masks", index, "apply_if"], mask.apply_if, [
+      ...maskLoop,
+      ...callBindings(mask.type, mask.service_request),
+    ]);
   });
 
   definition.validation_rules?.forEach((rule, index) => {
@@ -62,7 +77,13 @@ export function listCells(definition: Definition): CellRef[] {
       const parsed = typeof mapping.field === "string" ? parseFieldPath(mapping.field) : undefined;
       for (const segment of parsed?.ok ? parsed.segments : []) {
         if (segment.kind === "expression") {
-          cells.push({ path: [...at, "field"], label: formatPath([...at, "field"]), code: segment.code, bindings: inner, offset: segment.offset });
+          cells.push({
+            path: [...at, "field"],
+            label: formatPath([...at, "field"]),
+            code: segment.code,
+            bindings: inner,
+            offset: segment.offset,
+          });
         }
       }
     });

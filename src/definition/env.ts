@@ -41,7 +41,12 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
       const copy: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(node)) {
         // defineProperty, not assignment: a `__proto__` key stays a plain key, as the YAML parser left it.
-        Object.defineProperty(copy, key, { value: visit(item, [...path, key]), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(copy, key, {
+          value: visit(item, [...path, key]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return copy;
     }

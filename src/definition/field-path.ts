@@ -6,7 +6,9 @@ export type PathSegment =
   /** A bracket expression, evaluated as a cell: `items[fidx]`. `offset` is where its code starts in the path. */
   | { kind: "expression"; code: string; offset: number };
 
-export type ParsedPath = { ok: true; segments: PathSegment[] } | { ok: false; message: string; offset: number };
+export type ParsedPath =
+  | { ok: true; segments: PathSegment[] }
+  | { ok: false; message: string; offset: number };
 
 const identifierStart = /[A-Za-z_$]/;
 const identifierPart = /[A-Za-z0-9_$-]/;

@@ -18,7 +18,10 @@ export function isDefinitionFile(file: string): boolean {
 }
 
 /** The definition files that folders, files or globs name, sorted and without repeats. */
-export function listDefinitionFiles(baseDir: string, patterns: readonly string[]): { files: string[]; unmatched: string[] } {
+export function listDefinitionFiles(
+  baseDir: string,
+  patterns: readonly string[],
+): { files: string[]; unmatched: string[] } {
   const files = new Set<string>();
   const unmatched: string[] = [];
   for (const pattern of patterns) {
@@ -46,7 +49,9 @@ function matchGlob(baseDir: string, pattern: string): string[] {
   const root = resolve(baseDir, pattern.slice(0, pattern.search(/[*?[]/)).replace(/[^/]*$/, ""));
   if (!existsSync(root)) return [];
   const matcher = globToRegExp(relative(root, resolve(baseDir, pattern)).split(sep).join("/"));
-  return walk(root).filter((file) => isDefinitionFile(file) && matcher.test(relative(root, file).split(sep).join("/")));
+  return walk(root).filter(
+    (file) => isDefinitionFile(file) && matcher.test(relative(root, file).split(sep).join("/")),
+  );
 }
 
 /** `**` any folders, `*` any name part, `?` one character; everything else literal. */

@@ -13,7 +13,9 @@ export interface Issue extends SourcePosition {
 
 /** Orders issues by file, then line, then column. */
 export function compareIssues(a: Issue, b: Issue): number {
-  return a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule);
+  return (
+    a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule)
+  );
 }
 
 /** Whether any issue is an error, or with `strict` any issue at all. */

@@ -74,13 +74,19 @@ export function loadProject(options: LoadProjectOptions): LoadedProject {
     ? resolve(options.cwd, options.projectDir, projectFileName)
     : findProjectFile(options.cwd);
   if (!projectFile) {
-    throw new BassError("PROJECT_NOT_FOUND", `no ${projectFileName} in ${options.cwd} or above; give --project DIR`);
+    throw new BassError(
+      "PROJECT_NOT_FOUND",
+      `no ${projectFileName} in ${options.cwd} or above; give --project DIR`,
+    );
   }
   const config = loadFile<ProjectConfig>(projectFile, "project", options);
   const dir = dirname(projectFile);
   const integrations = config.value?.integrations ?? "integrations";
   const patterns = Array.isArray(integrations) ? integrations : [integrations];
-  const { files, unmatched } = listDefinitionFiles(dir, patterns.filter((p) => typeof p === "string"));
+  const { files, unmatched } = listDefinitionFiles(
+    dir,
+    patterns.filter((p) => typeof p === "string"),
+  );
   const issues: Issue[] = unmatched.map((pattern) => ({
     file: config.file,
     ...config.source.locate(["integrations"]),

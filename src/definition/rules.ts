@@ -11,7 +11,8 @@ export const rules = {
   "env-unset": "An ${env:NAME} reference names a variable that is not set and has no default.",
   "cell-syntax": "A code cell is not valid JavaScript (strict mode).",
   "cell-forbidden": "A code cell uses something cells do not have (import, require, process).",
-  "unknown-formula-variable": "A reference to a service request formula variable that the integration does not have.",
+  "unknown-formula-variable":
+    "A reference to a service request formula variable that the integration does not have.",
   "unknown-value-mapping-set": "A reference to a value mapping set that the integration does not have.",
   "unknown-system": "A service request names a system that the project file does not have.",
   "missing-service-request": "A REQUEST or RESPONSE mask or rule without a service_request.",

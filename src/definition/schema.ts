@@ -17,7 +17,13 @@ const validators = new Map<SchemaName, ValidateFunction>();
 function validatorFor(name: SchemaName): ValidateFunction {
   let validate = validators.get(name);
   if (!validate) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, verbose: true });
+    const ajv = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+      verbose: true,
+    });
     validate = ajv.compile(JSON.parse(readFileSync(schemaPath(name), "utf8")));
     validators.set(name, validate);
   }
@@ -46,7 +52,11 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
       const key = String(error.params.additionalProperty);
       const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
       const guess = closest(key, known);
-      const hint = guess ? `; did you mean "${guess}"?` : known.length ? `; known keys: ${known.join(", ")}` : "";
+      const hint = guess
+        ? `; did you mean "${guess}"?`
+        : known.length
+          ? `; known keys: ${known.join(", ")}`
+          : "";
       return issue("schema-unknown-key", `unknown key "${key}"${where}${hint}`, [...path, key]);
     }
     case "required":
@@ -55,7 +65,9 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
       return issue("schema-type", `${describe(path)} must be ${formatTypes(error.params.type)}`, path);
     case "enum":
     case "const": {
-      const allowed = (error.keyword === "enum" ? error.params.allowedValues : [error.params.allowedValue]) as unknown[];
+      const allowed = (
+        error.keyword === "enum" ? error.params.allowedValues : [error.params.allowedValue]
+      ) as unknown[];
       const shown = allowed.map((value) => JSON.stringify(value)).join(", ");
       return issue("schema-enum", `${describe(path)} must be one of ${shown}`, path, "value");
     }
@@ -87,7 +99,9 @@ function describe(path: ValuePath): string {
 
 function formatTypes(type: unknown): string {
   const types = Array.isArray(type) ? type : [type];
-  return types.map((name) => (name === "null" ? "null" : `a${/^[aeiou]/.test(String(name)) ? "n" : ""} ${name}`)).join(" or ");
+  return types
+    .map((name) => (name === "null" ? "null" : `a${/^[aeiou]/.test(String(name)) ? "n" : ""} ${name}`))
+    .join(" or ");
 }
 
 /** The known key nearest to a typo, when it is near enough to be a likely meaning. */

@@ -87,7 +87,12 @@ export type ServiceRequest = {
 } & { [hook in ServiceRequestHook]?: Cell };
 
 /** The four hooks of an integration, in run order (SPEC §4.4). */
-export const integrationHooks = ["before_hook", "on_success_hook", "on_failure_hook", "finally_hook"] as const;
+export const integrationHooks = [
+  "before_hook",
+  "on_success_hook",
+  "on_failure_hook",
+  "finally_hook",
+] as const;
 
 export type IntegrationHook = (typeof integrationHooks)[number];
 

@@ -16,7 +16,9 @@ export interface YamlSource {
 
 /** Formats a value path the way errors name places: `service_requests[0].field_mappings[2].value`. */
 export function formatPath(path: ValuePath): string {
-  return path.map((segment, index) => (typeof segment === "number" ? `[${segment}]` : index ? `.${segment}` : segment)).join("");
+  return path
+    .map((segment, index) => (typeof segment === "number" ? `[${segment}]` : index ? `.${segment}` : segment))
+    .join("");
 }
 
 export interface Position {
@@ -81,7 +83,9 @@ function walk(root: unknown, path: ValuePath): Found {
   let pair: Pair | undefined;
   for (const segment of path) {
     if (isMap(node)) {
-      const next = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      const next = node.items.find(
+        (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+      );
       if (!next) return { node, pair, complete: false };
       pair = next;
       node = next.value ?? next.key;

@@ -6,7 +6,18 @@ import type { LoadedDefinition } from "../load.js";
 import type { Report } from "./report.js";
 
 /** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
-const namespaceNames = new Set(["input", "output", "end", "map_value", "historize", "debug", "console", "keep", "add_run_label", "bytes"]);
+const namespaceNames = new Set([
+  "input",
+  "output",
+  "end",
+  "map_value",
+  "historize",
+  "debug",
+  "console",
+  "keep",
+  "add_run_label",
+  "bytes",
+]);
 const forbiddenNames = new Set(["require", "process", "module", "exports", "__dirname", "__filename"]);
 const loopNames = new Set<string>(loopVariables);
 
@@ -21,11 +32,17 @@ interface CellFacts {
 /** Syntax, forbidden globals, loop variables out of scope and unknown formula variables, for every cell. */
 export function lintCells(loaded: LoadedDefinition, report: Report): void {
   const definition = loaded.value;
-  const formulaVariables = new Set((definition.service_requests ?? []).map((request) => request.formula_variable));
+  const formulaVariables = new Set(
+    (definition.service_requests ?? []).map((request) => request.formula_variable),
+  );
   const parsed = listCells(definition).map((cell) => ({ cell, result: parseCell(cell.code) }));
 
   const kept = new Set<string>();
-  const analysed: { cell: CellRef; facts: CellFacts; at: (node: Node) => { line: number; column: number } }[] = [];
+  const analysed: {
+    cell: CellRef;
+    facts: CellFacts;
+    at: (node: Node) => { line: number; column: number };
+  }[] = [];
   for (const { cell, result } of parsed) {
     const toFile = (line: number, column: number) =>
       loaded.source.locateInString(cell.path, line, column + (line === 1 ? (cell.offset ?? 0) : 0));
@@ -36,19 +53,32 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
     }
     const facts = collectFacts(result.program);
     for (const name of facts.kept) kept.add(name);
-    analysed.push({ cell, facts, at: (node) => toFile(result.toCellPosition(node).line, result.toCellPosition(node).column) });
+    analysed.push({
+      cell,
+      facts,
+      at: (node) => toFile(result.toCellPosition(node).line, result.toCellPosition(node).column),
+    });
   }
 
   for (const { cell, facts, at } of analysed) {
     const isFree = (name: string) => !facts.declared.has(name);
-    for (const node of facts.imports) report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
+    for (const node of facts.imports)
+      report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
     for (const node of facts.references) {
       if (!isFree(node.name)) continue;
       if (forbiddenNames.has(node.name)) {
-        report("cell-forbidden", `${cell.label}: cells have no ${node.name} (no modules, process or file system)`, at(node));
+        report(
+          "cell-forbidden",
+          `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
+          at(node),
+        );
       } else if (loopNames.has(node.name) && !cell.bindings.includes(node.name as never)) {
         const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
-        report("loop-variable-scope", `${cell.label}: ${node.name} is not bound in this cell${where}`, at(node));
+        report(
+          "loop-variable-scope",
+          `${cell.label}: ${node.name} is not bound in this cell${where}`,
+          at(node),
+        );
       }
     }
     for (const member of facts.members) {
@@ -56,7 +86,11 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
       if (!name || !isFree(name.name) || formulaVariables.has(name.name) || kept.has(name.name)) continue;
       if (namespaceNames.has(name.name) || loopNames.has(name.name) || name.name in globalThis) continue;
       const known = formulaVariables.size ? `; formula variables: ${[...formulaVariables].join(", ")}` : "";
-      report("unknown-formula-variable", `${cell.label}: no service request has formula variable "${name.name}"${known}`, at(name));
+      report(
+        "unknown-formula-variable",
+        `${cell.label}: no service request has formula variable "${name.name}"${known}`,
+        at(name),
+      );
     }
   }
 }
@@ -64,7 +98,12 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
 /** `fv` of `fv.request`, `fv.response`, `fv[sridx].response`. */
 function formulaVariableOf(member: MemberExpression): Identifier | undefined {
   const property = member.property;
-  const key = property.type === "Identifier" && !member.computed ? property.name : property.type === "Literal" ? property.value : undefined;
+  const key =
+    property.type === "Identifier" && !member.computed
+      ? property.name
+      : property.type === "Literal"
+        ? property.value
+        : undefined;
   if (key !== "request" && key !== "response") return undefined;
   let object = member.object;
   if (object.type === "MemberExpression" && object.computed) object = object.object;
@@ -74,7 +113,9 @@ function formulaVariableOf(member: MemberExpression): Identifier | undefined {
 function collectFacts(program: Program): CellFacts {
   const facts: CellFacts = { declared: new Set(), references: [], members: [], imports: [], kept: [] };
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
-  const declarations = { VariablePattern: (node: Identifier) => void facts.declared.add(node.name) } as object;
+  const declarations = {
+    VariablePattern: (node: Identifier) => void facts.declared.add(node.name),
+  } as object;
   simple(program, {
     ...declarations,
     Identifier: (node) => void facts.references.push(node),
@@ -82,7 +123,12 @@ function collectFacts(program: Program): CellFacts {
     ImportExpression: (node) => void facts.imports.push(node),
     CallExpression: (node) => {
       const [argument] = node.arguments;
-      if (node.callee.type !== "Identifier" || node.callee.name !== "keep" || argument?.type !== "ObjectExpression") return;
+      if (
+        node.callee.type !== "Identifier" ||
+        node.callee.name !== "keep" ||
+        argument?.type !== "ObjectExpression"
+      )
+        return;
       for (const property of argument.properties) {
         if (property.type !== "Property") continue;
         if (property.key.type === "Identifier") facts.kept.push(property.key.name);

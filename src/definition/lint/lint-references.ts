@@ -16,25 +16,53 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
   const formulaVariables = new Set(requests.map((request) => request.formula_variable));
   const setNames = new Set((definition.value_mapping_sets ?? []).map((set) => set.name));
 
-  reportRepeats(requests.map((request, index) => [request.formula_variable, ["service_requests", index, "formula_variable"]]), (name, at) =>
-    report("duplicate-formula-variable", `formula variable "${name}" is used by an earlier service request`, at),
+  reportRepeats(
+    requests.map((request, index) => [
+      request.formula_variable,
+      ["service_requests", index, "formula_variable"],
+    ]),
+    (name, at) =>
+      report(
+        "duplicate-formula-variable",
+        `formula variable "${name}" is used by an earlier service request`,
+        at,
+      ),
   );
   reportRepeats(
-    (definition.value_mapping_sets ?? []).map((set, index) => [set.name, ["value_mapping_sets", index, "name"]]),
+    (definition.value_mapping_sets ?? []).map((set, index) => [
+      set.name,
+      ["value_mapping_sets", index, "name"],
+    ]),
     (name, at) => report("duplicate-value-mapping-set", `value mapping set "${name}" is defined twice`, at),
   );
   reportRepeats(
-    (definition.endpoints ?? []).map((endpoint, index) => [endpointKey(endpoint.method, endpoint.path), ["endpoints", index]]),
+    (definition.endpoints ?? []).map((endpoint, index) => [
+      endpointKey(endpoint.method, endpoint.path),
+      ["endpoints", index],
+    ]),
     (key, at) => report("duplicate-endpoint", `endpoint ${key} is listed twice`, at),
   );
 
-  const checkServiceRequest = (kind: "masks" | "validation_rules", index: number, type: string, name: unknown) => {
+  const checkServiceRequest = (
+    kind: "masks" | "validation_rules",
+    index: number,
+    type: string,
+    name: unknown,
+  ) => {
     const at: ValuePath = [kind, index];
     if (type === "INPUT") return;
     if (typeof name !== "string" || name === "") {
-      report("missing-service-request", `a ${type} ${kind === "masks" ? "mask" : "rule"} needs service_request: the formula variable of its service request`, at);
+      report(
+        "missing-service-request",
+        `a ${type} ${kind === "masks" ? "mask" : "rule"} needs service_request: the formula variable of its service request`,
+        at,
+      );
     } else if (!formulaVariables.has(name)) {
-      report("unknown-formula-variable", `no service request has formula variable "${name}"${listing(formulaVariables)}`, [...at, "service_request"]);
+      report(
+        "unknown-formula-variable",
+        `no service request has formula variable "${name}"${listing(formulaVariables)}`,
+        [...at, "service_request"],
+      );
     }
   };
   definition.masks?.forEach((mask, index) => {
@@ -42,13 +70,19 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     checkPath(report, mask.field, ["masks", index, "field"], false);
     if (mask.apply_to_each) checkPath(report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
   });
-  definition.validation_rules?.forEach((rule, index) => checkServiceRequest("validation_rules", index, rule.type, rule.service_request));
+  definition.validation_rules?.forEach((rule, index) => {
+    checkServiceRequest("validation_rules", index, rule.type, rule.service_request);
+  });
 
   requests.forEach((request, index) => {
     const at: ValuePath = ["service_requests", index];
     const system = context.systems?.[request.system];
     if (context.systems && !system) {
-      report("unknown-system", `no system "${request.system}" in the project file${listing(Object.keys(context.systems))}`, [...at, "system"]);
+      report(
+        "unknown-system",
+        `no system "${request.system}" in the project file${listing(Object.keys(context.systems))}`,
+        [...at, "system"],
+      );
     }
     const mappings = request.field_mappings ?? [];
     mappings.forEach((mapping, mappingIndex) => {
@@ -56,19 +90,31 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       const hasLiteral = "literal" in mapping;
       const hasValue = typeof mapping.value === "string";
       if (hasLiteral === hasValue) {
-        report("mapping-source", `field mapping "${mapping.field}" needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`, mappingAt);
+        report(
+          "mapping-source",
+          `field mapping "${mapping.field}" needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
+          mappingAt,
+        );
       }
       checkPath(report, mapping.field, [...mappingAt, "field"], true);
       const set = mapping.value_mapping_set;
       if (typeof set === "string" && !setNames.has(set)) {
-        report("unknown-value-mapping-set", `no value mapping set "${set}" in this integration${listing(setNames)}`, [...mappingAt, "value_mapping_set"]);
+        report(
+          "unknown-value-mapping-set",
+          `no value mapping set "${set}" in this integration${listing(setNames)}`,
+          [...mappingAt, "value_mapping_set"],
+        );
       }
     });
     if (system?.adapter === "http") {
       const fields = new Set(mappings.map((mapping) => mapping.field));
       const missing = ["service_path", "method"].filter((field) => !fields.has(field));
       if (missing.length) {
-        report("http-mapping-required", `service request "${request.formula_variable}" is on http system "${request.system}" and needs field mappings for ${missing.join(" and ")}`, at);
+        report(
+          "http-mapping-required",
+          `service request "${request.formula_variable}" is on http system "${request.system}" and needs field mappings for ${missing.join(" and ")}`,
+          at,
+        );
       }
     }
   });
@@ -80,7 +126,10 @@ export function endpointKey(method: string, path: string): string {
 }
 
 /** Calls `onRepeat` for every entry whose key an earlier entry already had. */
-export function reportRepeats(entries: readonly [string, ValuePath][], onRepeat: (key: string, at: ValuePath) => void): void {
+export function reportRepeats(
+  entries: readonly [string, ValuePath][],
+  onRepeat: (key: string, at: ValuePath) => void,
+): void {
   const seen = new Set<string>();
   for (const [key, at] of entries) {
     if (seen.has(key)) onRepeat(key, at);
@@ -91,9 +140,16 @@ export function reportRepeats(entries: readonly [string, ValuePath][], onRepeat:
 function checkPath(report: Report, text: string, at: ValuePath, allowExpressions: boolean): void {
   const parsed = parseFieldPath(text);
   if (!parsed.ok) {
-    report("field-path", `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`, at, { target: "value" });
+    report(
+      "field-path",
+      `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`,
+      at,
+      { target: "value" },
+    );
   } else if (!allowExpressions && parsed.segments.some((segment) => segment.kind === "expression")) {
-    report("field-path", `path "${text}" may hold names, indexes and [*], not expressions`, at, { target: "value" });
+    report("field-path", `path "${text}" may hold names, indexes and [*], not expressions`, at, {
+      target: "value",
+    });
   }
 }
 

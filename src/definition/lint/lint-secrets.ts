@@ -3,10 +3,12 @@ import type { LoadedFile } from "../load.js";
 import type { ValuePath } from "../yaml-source.js";
 import type { Report } from "./report.js";
 
-const sensitiveName = /^(authorization|proxy-authorization|cookie|set-cookie)$|api[-_]?key|token|secret|password|passwd|credential/i;
+const sensitiveName =
+  /^(authorization|proxy-authorization|cookie|set-cookie)$|api[-_]?key|token|secret|password|passwd|credential/i;
 const authScheme = /^\s*(bearer|basic|token|digest|apikey)\b\s*/i;
 const urlPassword = /:\/\/[^/@\s:]+:([^/@\s]+)@/;
-const urlSecretParameter = /[?&](?:api[-_]?key|access[-_]?token|token|password|secret|sig|signature)=([^&#\s]+)/i;
+const urlSecretParameter =
+  /[?&](?:api[-_]?key|access[-_]?token|token|password|secret|sig|signature)=([^&#\s]+)/i;
 /** Shapes of well-known credentials; one in a definition is a leak whatever key holds it. */
 const credentialShapes: [RegExp, string][] = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, "a private key"],
@@ -20,7 +22,12 @@ const credentialShapes: [RegExp, string][] = [
 /** Literals that look like secrets: credentials belong in the environment, read with `${env:NAME}`. */
 export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
   const flag = (at: ValuePath, what: string) =>
-    report("secret-literal", `${what} is written in the file; read it from the environment with \${env:NAME}`, at, { target: "value" });
+    report(
+      "secret-literal",
+      `${what} is written in the file; read it from the environment with \${env:NAME}`,
+      at,
+      { target: "value" },
+    );
 
   visitStrings(loaded.source.value, [], (text, path, parent) => {
     const literal = stripEnvReferences(text);
@@ -31,7 +38,8 @@ export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
     if (password && stripEnvReferences(password) !== "") return flag(path, "a password in a URL");
     const parameter = urlSecretParameter.exec(text)?.[1];
     if (parameter && stripEnvReferences(parameter) !== "") return flag(path, "a secret in a URL query");
-    if (isSecretSlot(path, key, parent) && literal.replace(authScheme, "").trim() !== "") return flag(path, `the value of "${key}"`);
+    if (isSecretSlot(path, key, parent) && literal.replace(authScheme, "").trim() !== "")
+      return flag(path, `the value of "${key}"`);
   });
 }
 
@@ -47,10 +55,16 @@ function isSecretSlot(path: ValuePath, key: string, parent: unknown): boolean {
   return false;
 }
 
-function visitStrings(value: unknown, path: ValuePath, visit: (text: string, path: ValuePath, parent: unknown) => void, parent?: unknown): void {
+function visitStrings(
+  value: unknown,
+  path: ValuePath,
+  visit: (text: string, path: ValuePath, parent: unknown) => void,
+  parent?: unknown,
+): void {
   if (typeof value === "string") visit(value, path, parent);
-  else if (Array.isArray(value)) value.forEach((item, index) => visitStrings(item, [...path, index], visit, value));
-  else if (value !== null && typeof value === "object") {
+  else if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) visitStrings(item, [...path, index], visit, value);
+  } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) visitStrings(item, [...path, key], visit, value);
   }
 }

@@ -4,7 +4,7 @@ import type { ProjectConfig } from "../types.js";
 import { lintCells } from "./lint-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
 import { lintSecrets } from "./lint-secrets.js";
-import { createReport } from "./report.js";
+import { createReport, type Report } from "./report.js";
 
 /** Every finding of a project: its files' own problems, each definition's rules, and clashes between definitions. */
 export function lintProject(project: LoadedProject): Issue[] {
@@ -18,24 +18,41 @@ export function lintLoaded(
   projectIssues: readonly Issue[] = [],
 ): Issue[] {
   const issues: Issue[] = [...projectIssues];
-  const usable = (file: LoadedFile<unknown>) => !file.issues.some((issue) => issue.severity === "error");
   if (config) {
     issues.push(...config.issues);
-    if (usable(config)) lintSecrets(config, createReport(config, issues));
+    lintFile(config, issues, (report) => lintSecrets(config, report));
   }
-  const context: ReferenceContext = { systems: config && usable(config) ? (config.value?.systems ?? {}) : undefined };
+  const configUsable = config !== undefined && !config.issues.some((issue) => issue.severity === "error");
+  const context: ReferenceContext = { systems: configUsable ? (config.value?.systems ?? {}) : undefined };
   const checked = definitions.filter((definition) => {
     issues.push(...definition.issues);
-    return usable(definition);
+    return lintFile(definition, issues, (report) => {
+      lintCells(definition, report);
+      lintReferences(definition, context, report);
+      lintSecrets(definition, report);
+    });
   });
-  for (const definition of checked) {
-    const report = createReport(definition, issues);
-    lintCells(definition, report);
-    lintReferences(definition, context, report);
-    lintSecrets(definition, report);
-  }
   lintAcrossDefinitions(checked, issues);
   return issues.sort(compareIssues);
+}
+
+/**
+ * Runs a file's semantic rules unless it is not YAML at all; says whether its shape passed the schema.
+ * Where the schema already failed, the rules still run so that every problem shows at once, but a shape
+ * they cannot walk (a string where a list belongs) ends them quietly: the schema findings say what is wrong.
+ */
+function lintFile(file: LoadedFile<unknown>, issues: Issue[], rules: (report: Report) => void): boolean {
+  if (file.issues.some((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")) return false;
+  if (file.value === null || typeof file.value !== "object") return false;
+  const shapeValid = !file.issues.some((issue) => issue.rule.startsWith("schema-"));
+  const found: Issue[] = [];
+  try {
+    rules(createReport(file, found));
+  } catch (error) {
+    if (shapeValid) throw error;
+  }
+  issues.push(...found);
+  return shapeValid;
 }
 
 /** Names and endpoints are unique in a project. */
@@ -44,7 +61,11 @@ function lintAcrossDefinitions(definitions: readonly LoadedDefinition[], issues:
   for (const definition of definitions) {
     const first = firstByName.get(definition.value.name);
     if (first) {
-      createReport(definition, issues)("duplicate-name", `integration name "${definition.value.name}" is also used by ${first.file}`, ["name"]);
+      createReport(definition, issues)(
+        "duplicate-name",
+        `integration name "${definition.value.name}" is also used by ${first.file}`,
+        ["name"],
+      );
     } else firstByName.set(definition.value.name, definition);
   }
   const ownerByEndpoint = new Map<string, LoadedDefinition>();
@@ -55,7 +76,11 @@ function lintAcrossDefinitions(definitions: readonly LoadedDefinition[], issues:
       const key = endpointKey(endpoint.method, endpoint.path);
       const owner = ownerByEndpoint.get(key);
       if (owner && owner !== definition && !keys.has(key)) {
-        report("duplicate-endpoint", `endpoint ${key} is also served by ${owner.value.name} (${owner.file})`, ["endpoints", index]);
+        report(
+          "duplicate-endpoint",
+          `endpoint ${key} is also served by ${owner.value.name} (${owner.file})`,
+          ["endpoints", index],
+        );
       }
       keys.add(key);
       if (!owner) ownerByEndpoint.set(key, definition);

@@ -1,0 +1,36 @@
+import { CommanderError } from "commander";
+import { isBassError } from "../errors.js";
+import { processWriters, type Writers } from "./output.js";
+import { createProgram, type ProgramContext } from "./program.js";
+
+export interface MainOptions {
+  cwd?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  write?: Writers;
+}
+
+/** Runs the CLI and returns its exit code: the one place where errors become messages and exit codes. */
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const context: ProgramContext = {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? process.env,
+    write: options.write ?? processWriters,
+    exitCode: 0,
+  };
+  const stderr = context.write.stderr;
+  try {
+    await createProgram(context).parseAsync([...argv], { from: "user" });
+    return context.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (isBassError(error)) {
+      const where = error.position
+        ? `${error.position.file}:${error.position.line}:${error.position.column}: `
+        : "";
+      stderr(`bass: ${where}${error.message}\n`);
+      return 2;
+    }
+    stderr(`bass: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    return 2;
+  }
+}
