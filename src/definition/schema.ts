@@ -69,14 +69,14 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
         error.keyword === "enum" ? error.params.allowedValues : [error.params.allowedValue]
       ) as unknown[];
       const shown = allowed.map((value) => JSON.stringify(value)).join(", ");
-      return issue("schema-enum", `${describe(path)} must be one of ${shown}`, path, "value");
+      return issue("schema-enum", `${describe(path)} must be one of ${shown}`, path);
     }
     case "if":
     case "oneOf":
     case "anyOf":
       return undefined; // the errors of the branches say what is wrong
     default:
-      return issue("schema-format", `${describe(path)} ${error.message ?? "is invalid"}`, path, "value");
+      return issue("schema-format", `${describe(path)} ${error.message ?? "is invalid"}`, path);
   }
 }
 

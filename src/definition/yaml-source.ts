@@ -30,7 +30,10 @@ export interface Position {
 export function parseYamlSource(file: string, text: string): { source: YamlSource; issues: Issue[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const issues: Issue[] = [...doc.errors, ...doc.warnings].map((problem) => {
+  // After the first true syntax error the parser's later complaints are mostly echoes of it.
+  const firstSyntaxError = doc.errors.find((error) => error.code !== "DUPLICATE_KEY");
+  const problems = [...doc.errors.filter((error) => error.code === "DUPLICATE_KEY" || error === firstSyntaxError), ...doc.warnings];
+  const issues: Issue[] = problems.map((problem) => {
     const { line, col } = lineCounter.linePos(problem.pos[0]);
     return {
       file,

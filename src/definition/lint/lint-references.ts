@@ -67,8 +67,8 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
   };
   definition.masks?.forEach((mask, index) => {
     checkServiceRequest("masks", index, mask.type, mask.service_request);
-    checkPath(report, mask.field, ["masks", index, "field"], false);
-    if (mask.apply_to_each) checkPath(report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
+    checkPath(loaded, report, mask.field, ["masks", index, "field"], false);
+    if (mask.apply_to_each) checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
   });
   definition.validation_rules?.forEach((rule, index) => {
     checkServiceRequest("validation_rules", index, rule.type, rule.service_request);
@@ -88,7 +88,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     mappings.forEach((mapping, mappingIndex) => {
       const mappingAt: ValuePath = [...at, "field_mappings", mappingIndex];
       const hasLiteral = "literal" in mapping;
-      const hasValue = typeof mapping.value === "string";
+      const hasValue = mapping.value !== undefined && mapping.value !== null;
       if (hasLiteral === hasValue) {
         report(
           "mapping-source",
@@ -96,7 +96,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
           mappingAt,
         );
       }
-      checkPath(report, mapping.field, [...mappingAt, "field"], true);
+      checkPath(loaded, report, mapping.field, [...mappingAt, "field"], true);
       const set = mapping.value_mapping_set;
       if (typeof set === "string" && !setNames.has(set)) {
         report(
@@ -137,15 +137,17 @@ export function reportRepeats(
   }
 }
 
-function checkPath(report: Report, text: string, at: ValuePath, allowExpressions: boolean): void {
+function checkPath(
+  loaded: LoadedDefinition,
+  report: Report,
+  text: string,
+  at: ValuePath,
+  allowExpressions: boolean,
+): void {
   const parsed = parseFieldPath(text);
   if (!parsed.ok) {
-    report(
-      "field-path",
-      `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`,
-      at,
-      { target: "value" },
-    );
+    const where = loaded.source.locateInString(at, 1, parsed.offset);
+    report("field-path", `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`, where);
   } else if (!allowExpressions && parsed.segments.some((segment) => segment.kind === "expression")) {
     report("field-path", `path "${text}" may hold names, indexes and [*], not expressions`, at, {
       target: "value",

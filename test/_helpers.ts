@@ -1,0 +1,43 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { onTestFinished } from "vitest";
+import type { Issue } from "../src/definition/issue.js";
+import { lintProject } from "../src/definition/lint/lint.js";
+import { loadProject } from "../src/definition/load.js";
+
+/** A temporary folder holding `files` (path → text), removed when the test ends. */
+export function createTempDir(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "bass-test-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** The project file most lint tests use: one http system and one echo system. */
+export const defaultProjectFile = `systems:
+  core:
+    adapter: http
+    base_url: \${env:CORE_URL:-mockcore:}
+  transform:
+    adapter: echo
+`;
+
+export interface LintFixtureOptions {
+  project?: string;
+  env?: Record<string, string>;
+  more?: Record<string, string>;
+}
+
+/** Lints one definition (as `integrations/a.yaml`) in a project of its own. */
+export function lintDefinition(definition: string, options: LintFixtureOptions = {}): Issue[] {
+  const dir = createTempDir({
+    "bass.config.yaml": options.project ?? defaultProjectFile,
+    "integrations/a.yaml": definition,
+    ...options.more,
+  });
+  return lintProject(loadProject({ cwd: dir, env: options.env ?? {} }));
+}

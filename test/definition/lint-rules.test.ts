@@ -1,0 +1,226 @@
+import { describe, expect, it } from "vitest";
+import type { RuleId } from "../../src/definition/rules.js";
+import { defaultProjectFile, type LintFixtureOptions, lintDefinition } from "../_helpers.js";
+
+/** A service request on the http system with the two mappings it needs, indented as a list item. */
+const httpRequest = (extra = "") => `  - formula_variable: core
+    system: core
+    field_mappings:
+      - { field: service_path, literal: /core/v1/persons }
+      - { field: method, literal: GET }
+${extra}`;
+
+interface RuleCase {
+  rule: RuleId;
+  trips: string;
+  at: [line: number, column: number];
+  passes: string;
+  options?: LintFixtureOptions;
+  file?: string;
+}
+
+const cases: RuleCase[] = [
+  { rule: "yaml-syntax", trips: "name: a\nname: b\n", at: [2, 1], passes: "name: a\n" },
+  { rule: "yaml-syntax", trips: "name: a\nmasks: [\n", at: [3, 1], passes: "name: a\nmasks: []\n" },
+  { rule: "schema-unknown-key", trips: "name: a\ndescripton: x\n", at: [2, 1], passes: "name: a\ndescription: x\n" },
+  {
+    rule: "schema-unknown-key",
+    trips: `name: a\nservice_requests:\n${httpRequest("    on_success_hook: x\n")}`,
+    at: [8, 5],
+    passes: `name: a\nservice_requests:\n${httpRequest()}`,
+  },
+  {
+    rule: "schema-required",
+    trips: "name: a\nservice_requests:\n  - system: transform\n",
+    at: [3, 5],
+    passes: "name: a\nservice_requests:\n  - system: transform\n    formula_variable: t\n",
+  },
+  { rule: "schema-type", trips: 'name: a\nactive: "yes"\n', at: [2, 1], passes: "name: a\nactive: true\n" },
+  {
+    rule: "schema-enum",
+    trips: "name: a\nmasks:\n  - type: OUTPUT\n    field: x\n",
+    at: [3, 5],
+    passes: "name: a\nmasks:\n  - type: INPUT\n    field: x\n",
+  },
+  { rule: "schema-format", trips: "name: Bad Name\n", at: [1, 1], passes: "name: good-name\n" },
+  {
+    rule: "env-unset",
+    trips: "name: a\ndescription: ${env:BASS_TEST_UNSET}\n",
+    at: [2, 14],
+    passes: "name: a\ndescription: ${env:BASS_TEST_UNSET:-none}\n",
+  },
+  {
+    rule: "cell-syntax",
+    trips: "name: a\nbefore_hook: |\n  const a = 1\n  const b = a +* 2\n",
+    at: [4, 16],
+    passes: "name: a\nbefore_hook: |\n  const a = 1\n  keep({ a })\n",
+  },
+  {
+    rule: "cell-syntax",
+    trips: "name: a\non_success_hook: output.status = 01\n",
+    at: [2, 34],
+    passes: "name: a\non_success_hook: output.status = 201\n",
+  },
+  {
+    rule: "cell-forbidden",
+    trips: "name: a\nbefore_hook: process.exit(1)\n",
+    at: [2, 14],
+    passes: "name: a\nbefore_hook: |\n  const process = 1\n  return process\n",
+  },
+  {
+    rule: "cell-forbidden",
+    trips: "name: a\nbefore_hook: |\n  const fs = require('node:fs')\n",
+    at: [3, 14],
+    passes: "name: a\nbefore_hook: |\n  const fs = 'require'\n",
+  },
+  {
+    rule: "unknown-formula-variable",
+    trips: `name: a\non_success_hook: output.payload = crm.response.payload\nservice_requests:\n${httpRequest()}`,
+    at: [2, 35],
+    passes: `name: a\non_success_hook: output.payload = core.response.payload\nservice_requests:\n${httpRequest()}`,
+  },
+  {
+    rule: "unknown-formula-variable",
+    trips: `name: a\nmasks:\n  - { type: RESPONSE, service_request: crm, field: taxId }\nservice_requests:\n${httpRequest()}`,
+    at: [3, 23],
+    passes: `name: a\nmasks:\n  - { type: RESPONSE, service_request: core, field: taxId }\nservice_requests:\n${httpRequest()}`,
+  },
+  {
+    rule: "unknown-value-mapping-set",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
+    at: [8, 50],
+    passes: `name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
+  },
+  {
+    rule: "unknown-system",
+    trips: "name: a\nservice_requests:\n  - formula_variable: c\n    system: crm\n",
+    at: [4, 5],
+    passes: "name: a\nservice_requests:\n  - formula_variable: c\n    system: transform\n",
+  },
+  {
+    rule: "missing-service-request",
+    trips: "name: a\nvalidation_rules:\n  - type: RESPONSE\n    field: x\n    rule: x\n",
+    at: [3, 5],
+    passes: "name: a\nvalidation_rules:\n  - type: INPUT\n    field: x\n    rule: x\n",
+  },
+  {
+    rule: "duplicate-name",
+    trips: "name: a\n",
+    at: [1, 1],
+    passes: "name: b\n",
+    options: { more: { "integrations/0.yaml": "name: a\n" } },
+  },
+  {
+    rule: "duplicate-formula-variable",
+    trips: "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: t, system: transform }\n",
+    at: [4, 7],
+    passes: "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: u, system: transform }\n",
+  },
+  {
+    rule: "duplicate-endpoint",
+    trips: "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: GET, path: '/x/{key}' }\n",
+    at: [4, 5],
+    passes: "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: PUT, path: '/x/{key}' }\n",
+  },
+  {
+    rule: "duplicate-endpoint",
+    trips: "name: a\nendpoints:\n  - { method: GET, path: /x }\n",
+    at: [3, 5],
+    passes: "name: a\nendpoints:\n  - { method: GET, path: /y }\n",
+    options: { more: { "integrations/0.yaml": "name: b\nendpoints:\n  - { method: GET, path: /x }\n" } },
+  },
+  {
+    rule: "duplicate-value-mapping-set",
+    trips: "name: a\nvalue_mapping_sets:\n  - { name: s, mappings: [] }\n  - { name: s, mappings: [] }\n",
+    at: [4, 7],
+    passes: "name: a\nvalue_mapping_sets:\n  - { name: s, mappings: [] }\n  - { name: t, mappings: [] }\n",
+  },
+  {
+    rule: "mapping-source",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - field: body.x\n        literal: 1\n        value: '2'\n")}`,
+    at: [8, 9],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - field: body.x\n        value: '2'\n")}`,
+  },
+  {
+    rule: "mapping-source",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - field: body.x\n")}`,
+    at: [8, 9],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - field: body.x\n        literal: null\n")}`,
+  },
+  {
+    rule: "loop-variable-scope",
+    trips: "name: a\nbefore_hook: 'keep({ first: sritem.name })'\n",
+    at: [2, 29],
+    passes: "name: a\nservice_requests:\n  - formula_variable: t\n    system: transform\n    call_for_each: input.payload.items\n    call_if: sritem.active\n",
+  },
+  {
+    rule: "loop-variable-scope",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - { field: body.x, value: vritem }\n")}`,
+    at: [8, 33],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: 'body.x[fidx]', value: fitem, include_for_each: input.payload.xs }\n")}`,
+  },
+  {
+    rule: "loop-variable-scope",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - { field: 'body.x[midx]', value: '1' }\n")}`,
+    at: [8, 26],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: 'body.x[sridx]', value: '1' }\n")}`,
+  },
+  {
+    rule: "secret-literal",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - { field: headers.Authorization, literal: Bearer s3cr3t }\n")}`,
+    at: [8, 50],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: headers.Authorization, literal: 'Bearer \${env:TOKEN}' }\n")}`,
+  },
+  {
+    rule: "secret-literal",
+    trips: "name: a\ndescription: see https://api.example/v1?api_key=abc123\n",
+    at: [2, 14],
+    passes: "name: a\ndescription: see https://api.example/v1?page=2\n",
+  },
+  {
+    rule: "secret-literal",
+    file: "bass.config.yaml",
+    trips: "name: a\n",
+    at: [9, 27],
+    passes: "name: a\n",
+    options: {
+      project: `${defaultProjectFile}  crm:\n    adapter: http\n    headers: { X-Api-Key: k3y-l1t3ral }\n`,
+    },
+  },
+  {
+    rule: "http-mapping-required",
+    trips: "name: a\nservice_requests:\n  - formula_variable: core\n    system: core\n    field_mappings:\n      - { field: method, literal: GET }\n",
+    at: [3, 5],
+    passes: `name: a\nservice_requests:\n${httpRequest()}`,
+  },
+  {
+    rule: "field-path",
+    trips: `name: a\nservice_requests:\n${httpRequest("      - { field: body..x, literal: 1 }\n")}`,
+    at: [8, 23],
+    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: 'body[\"x.y\"]', literal: 1 }\n")}`,
+  },
+  {
+    rule: "field-path",
+    trips: "name: a\nmasks:\n  - { type: INPUT, field: 'cards[input.i]' }\n",
+    at: [3, 27],
+    passes: "name: a\nmasks:\n  - { type: INPUT, field: 'cards[*].number' }\n",
+  },
+];
+
+describe("lint rules", () => {
+  it.each(cases)("$rule trips at $at", ({ rule, trips, at, options, file = "integrations/a.yaml" }) => {
+    const found = lintDefinition(trips, options).filter((issue) => issue.rule === rule);
+    expect(found.map((issue) => [issue.file, issue.line, issue.column])).toContainEqual([file, ...at]);
+  });
+
+  it.each(cases)("$rule stays quiet on a correct definition", ({ passes, options }) => {
+    const env = { TOKEN: "from-the-environment" };
+    expect(lintDefinition(passes, { env, ...(options?.more ? { more: options.more } : {}) })).toEqual([]);
+  });
+
+  it("covers every rule of the catalog", async () => {
+    const { rules } = await import("../../src/definition/rules.js");
+    const covered = new Set([...cases.map((c) => c.rule), "file-unreadable", "integrations-missing"]);
+    expect(Object.keys(rules).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
+  });
+});
