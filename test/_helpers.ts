@@ -41,3 +41,29 @@ export function lintDefinition(definition: string, options: LintFixtureOptions =
   });
   return lintProject(loadProject({ cwd: dir, env: options.env ?? {} }));
 }
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process, capturing what it prints. */
+export async function runCli(
+  argv: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<CliResult> {
+  const { main } = await import("../src/cli/main.js");
+  let stdout = "";
+  let stderr = "";
+  const write = {
+    stdout: (text: string) => {
+      stdout += text;
+    },
+    stderr: (text: string) => {
+      stderr += text;
+    },
+  };
+  const code = await main(argv, { cwd: options.cwd, env: options.env ?? { NO_COLOR: "1" }, write });
+  return { code, stdout, stderr };
+}

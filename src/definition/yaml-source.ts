@@ -32,7 +32,10 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   // After the first true syntax error the parser's later complaints are mostly echoes of it.
   const firstSyntaxError = doc.errors.find((error) => error.code !== "DUPLICATE_KEY");
-  const problems = [...doc.errors.filter((error) => error.code === "DUPLICATE_KEY" || error === firstSyntaxError), ...doc.warnings];
+  const problems = [
+    ...doc.errors.filter((error) => error.code === "DUPLICATE_KEY" || error === firstSyntaxError),
+    ...doc.warnings,
+  ];
   const issues: Issue[] = problems.map((problem) => {
     const { line, col } = lineCounter.linePos(problem.pos[0]);
     return {

@@ -22,7 +22,12 @@ interface RuleCase {
 const cases: RuleCase[] = [
   { rule: "yaml-syntax", trips: "name: a\nname: b\n", at: [2, 1], passes: "name: a\n" },
   { rule: "yaml-syntax", trips: "name: a\nmasks: [\n", at: [3, 1], passes: "name: a\nmasks: []\n" },
-  { rule: "schema-unknown-key", trips: "name: a\ndescripton: x\n", at: [2, 1], passes: "name: a\ndescription: x\n" },
+  {
+    rule: "schema-unknown-key",
+    trips: "name: a\ndescripton: x\n",
+    at: [2, 1],
+    passes: "name: a\ndescription: x\n",
+  },
   {
     rule: "schema-unknown-key",
     trips: `name: a\nservice_requests:\n${httpRequest("    on_success_hook: x\n")}`,
@@ -92,6 +97,13 @@ const cases: RuleCase[] = [
     passes: `name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
   },
   {
+    rule: "unknown-value-mapping-set",
+    trips: "name: a\nbefore_hook: |\n  keep({ s: map_value('statuses', 1) })\n",
+    at: [3, 23],
+    passes:
+      "name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nbefore_hook: |\n  keep({ s: map_value('statuses', 1) })\n",
+  },
+  {
     rule: "unknown-system",
     trips: "name: a\nservice_requests:\n  - formula_variable: c\n    system: crm\n",
     at: [4, 5],
@@ -112,15 +124,19 @@ const cases: RuleCase[] = [
   },
   {
     rule: "duplicate-formula-variable",
-    trips: "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: t, system: transform }\n",
+    trips:
+      "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: t, system: transform }\n",
     at: [4, 7],
-    passes: "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: u, system: transform }\n",
+    passes:
+      "name: a\nservice_requests:\n  - { formula_variable: t, system: transform }\n  - { formula_variable: u, system: transform }\n",
   },
   {
     rule: "duplicate-endpoint",
-    trips: "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: GET, path: '/x/{key}' }\n",
+    trips:
+      "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: GET, path: '/x/{key}' }\n",
     at: [4, 5],
-    passes: "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: PUT, path: '/x/{key}' }\n",
+    passes:
+      "name: a\nendpoints:\n  - { method: GET, path: '/x/{id}' }\n  - { method: PUT, path: '/x/{key}' }\n",
   },
   {
     rule: "duplicate-endpoint",
@@ -151,7 +167,8 @@ const cases: RuleCase[] = [
     rule: "loop-variable-scope",
     trips: "name: a\nbefore_hook: 'keep({ first: sritem.name })'\n",
     at: [2, 29],
-    passes: "name: a\nservice_requests:\n  - formula_variable: t\n    system: transform\n    call_for_each: input.payload.items\n    call_if: sritem.active\n",
+    passes:
+      "name: a\nservice_requests:\n  - formula_variable: t\n    system: transform\n    call_for_each: input.payload.items\n    call_if: sritem.active\n",
   },
   {
     rule: "loop-variable-scope",
@@ -169,7 +186,7 @@ const cases: RuleCase[] = [
     rule: "secret-literal",
     trips: `name: a\nservice_requests:\n${httpRequest("      - { field: headers.Authorization, literal: Bearer s3cr3t }\n")}`,
     at: [8, 50],
-    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: headers.Authorization, literal: 'Bearer \${env:TOKEN}' }\n")}`,
+    passes: `name: a\nservice_requests:\n${httpRequest("      - { field: headers.Authorization, literal: 'Bearer ${env:TOKEN}' }\n")}`,
   },
   {
     rule: "secret-literal",
@@ -189,7 +206,8 @@ const cases: RuleCase[] = [
   },
   {
     rule: "http-mapping-required",
-    trips: "name: a\nservice_requests:\n  - formula_variable: core\n    system: core\n    field_mappings:\n      - { field: method, literal: GET }\n",
+    trips:
+      "name: a\nservice_requests:\n  - formula_variable: core\n    system: core\n    field_mappings:\n      - { field: method, literal: GET }\n",
     at: [3, 5],
     passes: `name: a\nservice_requests:\n${httpRequest()}`,
   },

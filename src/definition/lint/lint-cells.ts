@@ -1,4 +1,4 @@
-import type { Identifier, MemberExpression, Node, Program } from "acorn";
+import type { Identifier, Literal, MemberExpression, Node, Program } from "acorn";
 import { simple } from "acorn-walk";
 import { parseCell } from "../cell-syntax.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
@@ -27,6 +27,8 @@ interface CellFacts {
   members: MemberExpression[];
   imports: Node[];
   kept: string[];
+  /** First arguments of `map_value("set", …)` written as string literals. */
+  setNames: Literal[];
 }
 
 /** Syntax, forbidden globals, loop variables out of scope and unknown formula variables, for every cell. */
@@ -35,6 +37,7 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
   const formulaVariables = new Set(
     (definition.service_requests ?? []).map((request) => request.formula_variable),
   );
+  const setNames = new Set((definition.value_mapping_sets ?? []).map((set) => set.name));
   const parsed = listCells(definition).map((cell) => ({ cell, result: parseCell(cell.code) }));
 
   const kept = new Set<string>();
@@ -81,6 +84,16 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
         );
       }
     }
+    for (const literal of facts.setNames) {
+      if (isFree("map_value") && !setNames.has(String(literal.value))) {
+        const known = setNames.size ? `; known: ${[...setNames].join(", ")}` : "";
+        report(
+          "unknown-value-mapping-set",
+          `${cell.label}: no value mapping set "${literal.value}" in this integration${known}`,
+          at(literal),
+        );
+      }
+    }
     for (const member of facts.members) {
       const name = formulaVariableOf(member);
       if (!name || !isFree(name.name) || formulaVariables.has(name.name) || kept.has(name.name)) continue;
@@ -111,7 +124,14 @@ function formulaVariableOf(member: MemberExpression): Identifier | undefined {
 }
 
 function collectFacts(program: Program): CellFacts {
-  const facts: CellFacts = { declared: new Set(), references: [], members: [], imports: [], kept: [] };
+  const facts: CellFacts = {
+    declared: new Set(),
+    references: [],
+    members: [],
+    imports: [],
+    kept: [],
+    setNames: [],
+  };
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
     VariablePattern: (node: Identifier) => void facts.declared.add(node.name),
@@ -123,6 +143,13 @@ function collectFacts(program: Program): CellFacts {
     ImportExpression: (node) => void facts.imports.push(node),
     CallExpression: (node) => {
       const [argument] = node.arguments;
+      if (
+        node.callee.type === "Identifier" &&
+        node.callee.name === "map_value" &&
+        argument?.type === "Literal"
+      ) {
+        facts.setNames.push(argument);
+      }
       if (
         node.callee.type !== "Identifier" ||
         node.callee.name !== "keep" ||

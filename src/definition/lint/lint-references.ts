@@ -68,7 +68,8 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
   definition.masks?.forEach((mask, index) => {
     checkServiceRequest("masks", index, mask.type, mask.service_request);
     checkPath(loaded, report, mask.field, ["masks", index, "field"], false);
-    if (mask.apply_to_each) checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
+    if (mask.apply_to_each)
+      checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
   });
   definition.validation_rules?.forEach((rule, index) => {
     checkServiceRequest("validation_rules", index, rule.type, rule.service_request);
@@ -147,7 +148,11 @@ function checkPath(
   const parsed = parseFieldPath(text);
   if (!parsed.ok) {
     const where = loaded.source.locateInString(at, 1, parsed.offset);
-    report("field-path", `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`, where);
+    report(
+      "field-path",
+      `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`,
+      where,
+    );
   } else if (!allowExpressions && parsed.segments.some((segment) => segment.kind === "expression")) {
     report("field-path", `path "${text}" may hold names, indexes and [*], not expressions`, at, {
       target: "value",

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+
+const broken = `name: customers.create
+service_requests:
+  - formula_variable: core
+    system: core
+    field_mappings:
+      - { field: service_path, literal: /core/v1/persons }
+      - { field: method, literal: POST }
+    after_execute_request_success_hook: |
+      const id = core.response.payload.personId
+      keep({ id: id + })
+`;
+const warnOnly = "name: notes\ndescription: ${env:BASS_UNSET_NOTE}\n";
+
+function brokenProject(): string {
+  return createTempDir({
+    "bass.config.yaml": defaultProjectFile,
+    "integrations/customers.create.yaml": broken,
+  });
+}
+
+describe("bass validate", () => {
+  it("exits 0 on the samples", async () => {
+    const result = await runCli(["validate", "--project", "samples"], { cwd: process.cwd() });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(/no problems/);
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    [
+      "text",
+      /integrations\/customers\.create\.yaml\n {2}10:23 +error +service_requests\[0\]\.after_execute_request_success_hook: Unexpected token +cell-syntax/,
+    ],
+    ["json", /"file": "integrations\/customers\.create\.yaml",\s+"line": 10,\s+"column": 23,/],
+    ["sarif", /"startLine": 10,\s+"startColumn": 23/],
+    ["junit", /name="cell-syntax at 10:23"/],
+    ["github", /^::error file=integrations\/customers\.create\.yaml,line=10,col=23,title=cell-syntax::/m],
+  ])("reports a syntax error inside a block cell at its file line in %s format", async (format, expected) => {
+    const result = await runCli(["validate", "--format", format], { cwd: brokenProject() });
+    expect(result.stdout).toMatch(expected);
+    expect(result.code).toBe(1);
+  });
+
+  it("validates only the paths given, with the project's systems", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/good.yaml":
+        "name: good\nservice_requests:\n  - { formula_variable: t, system: transform }\n",
+      "integrations/bad.yaml": "name: bad\nservice_requests:\n  - { formula_variable: t, system: crm }\n",
+    });
+    expect((await runCli(["validate", "integrations/good.yaml"], { cwd: dir })).code).toBe(0);
+    const bad = await runCli(["validate", "--format", "json", "integrations"], { cwd: dir });
+    expect(JSON.parse(bad.stdout).findings).toEqual([
+      expect.objectContaining({ file: "integrations/bad.yaml", line: 3, column: 28, rule: "unknown-system" }),
+    ]);
+    expect(bad.code).toBe(1);
+  });
+
+  it("passes warnings unless --strict", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/notes.yaml": warnOnly,
+    });
+    const lenient = await runCli(["validate"], { cwd: dir });
+    expect(lenient.stdout).toMatch(/BASS_UNSET_NOTE is not set/);
+    expect(lenient.code).toBe(0);
+    expect((await runCli(["validate", "--strict"], { cwd: dir })).code).toBe(1);
+  });
+
+  it.each([
+    [["validate", "no/such/file.yaml"], /no such file or folder: no\/such\/file\.yaml/],
+    [["validate", "--format", "xml"], /argument 'xml' is invalid/],
+    [["validate", "--frobnicate"], /unknown option '--frobnicate'/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+  ])("exits 2 on a usage error: %j", async (argv, message) => {
+    const result = await runCli(argv, { cwd: brokenProject() });
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
+  it("exits 2 when there is no project file", async () => {
+    const result = await runCli(["validate"], { cwd: createTempDir() });
+    expect(result.stderr).toMatch(/no bass\.config\.yaml in .* or above; give --project DIR/);
+    expect(result.code).toBe(2);
+  });
+
+  it("prints no colour with --no-color or NO_COLOR", async () => {
+    const dir = brokenProject();
+    const viaFlag = await runCli(["validate", "--no-color"], { cwd: dir, env: { FORCE_COLOR: "1" } });
+    const viaEnv = await runCli(["validate"], { cwd: dir, env: { NO_COLOR: "1", FORCE_COLOR: "1" } });
+    for (const { stdout } of [viaFlag, viaEnv]) expect(stdout).not.toContain("\u001b[");
+  });
+});
