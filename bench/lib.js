@@ -1,0 +1,82 @@
+import { spawnSync } from "node:child_process";
+import { performance } from "node:perf_hooks";
+
+/** The middle value of `values` (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * Times each command `runs` times, taking turns (A B A B …) so that a noisy neighbour slows all of
+ * them alike; a first untimed round warms the disk cache. Throws when a command exits non-zero, since
+ * the timing of a failure means nothing. Returns, per command, the median and every wall time in ms.
+ */
+export function timeCommands(commands, { runs = 5, cwd, warmup = true } = {}) {
+  const times = commands.map(() => []);
+  for (let round = warmup ? -1 : 0; round < runs; round++) {
+    commands.forEach((argv, index) => {
+      const started = performance.now();
+      runCommand(argv, cwd);
+      if (round >= 0) times[index].push(performance.now() - started);
+    });
+  }
+  return times.map((all) => ({ median: median(all), times: all }));
+}
+
+/** Times one command `runs` times; see timeCommands. */
+export function timeCommand(argv, options) {
+  return timeCommands([argv], options)[0];
+}
+
+/** Runs a command to its end and gives its stdout; throws with its output when it exits non-zero. */
+export function runCommand(argv, cwd) {
+  const [file, ...args] = argv;
+  const result = spawnSync(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    const output = `${result.stdout}${result.stderr}`.trim().slice(0, 4000);
+    throw new Error(`command failed (exit ${result.status ?? result.signal}): ${argv.join(" ")}\n${output}`);
+  }
+  return result.stdout;
+}
+
+const columns = [34, 12, 34, 8, 28, 6];
+
+/** Prints the table's heading; printRow fills the columns below it. */
+export function printHeader() {
+  printColumns(["measurement", "value", "baseline (same run)", "ratio", "goal", "result"]);
+  console.log(columns.map((width) => "-".repeat(width)).join("  "));
+}
+
+/**
+ * Prints one row: `value` in ms, the `baseline` ({ ms, label }) it is compared with, their ratio, and
+ * whether `goal` ({ text, max, of: "value" | "ratio" }) holds. Without a goal the row only informs.
+ */
+export function printRow(name, value, baseline, goal) {
+  const ratio = value / baseline.ms;
+  const measured = goal?.of === "ratio" ? ratio : value;
+  const result = goal ? (measured < goal.max ? "PASS" : "MISS") : "";
+  printColumns([
+    name,
+    formatMs(value),
+    `${formatMs(baseline.ms)} ${baseline.label}`,
+    `${ratio.toFixed(2)}×`,
+    goal?.text ?? "",
+    result,
+  ]);
+}
+
+function printColumns(cells) {
+  console.log(
+    cells
+      .map((cell, index) => cell.padEnd(columns[index]))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function formatMs(ms) {
+  return `${ms < 10 ? ms.toFixed(3) : ms.toFixed(1)} ms`;
+}

@@ -1,0 +1,33 @@
+// `npm run bench`: every measurement, each against a baseline timed in the same run (the machines are
+// shared and noisy, so absolute times alone say little). Goals are reported, not enforced: the exit code
+// is 0 on a MISS and 1 only when a measured command fails.
+import { cpus, loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { printHeader, printRow } from "./lib.js";
+import { measureStartup } from "./startup.js";
+import { measureValidate } from "./validate.js";
+
+const measurements = [measureValidate, measureStartup];
+
+const started = performance.now();
+console.log(
+  `bass bench · node ${process.version} · ${cpus().length} cpus · load ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}\n`,
+);
+const rows = [];
+let failed = false;
+for (const measure of measurements) {
+  try {
+    rows.push(...(await measure()));
+  } catch (error) {
+    failed = true;
+    console.error(`${measure.name} failed: ${error.message}\n`);
+  }
+}
+printHeader();
+for (const row of rows) printRow(row.name, row.value, row.baseline, row.goal);
+console.log("");
+for (const row of rows) if (row.note) console.log(`- ${row.note}`);
+console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+process.exitCode = failed ? 1 : 0;
