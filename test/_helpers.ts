@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { ColorSupportLevel } from "chalk";
 import { onTestFinished } from "vitest";
 import type { Issue } from "../src/definition/issue.js";
 import { lintProject } from "../src/definition/lint/lint.js";
@@ -51,7 +52,7 @@ export interface CliResult {
 /** Runs the CLI in-process, capturing what it prints. */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string> },
+  options: { cwd: string; env?: Record<string, string>; colorLevel?: ColorSupportLevel },
 ): Promise<CliResult> {
   const { main } = await import("../src/cli/main.js");
   let stdout = "";
@@ -63,6 +64,7 @@ export async function runCli(
     stderr: (text: string) => {
       stderr += text;
     },
+    colorLevels: { stdout: options.colorLevel ?? 0, stderr: options.colorLevel ?? 0 },
   };
   const code = await main(argv, { cwd: options.cwd, env: options.env ?? { NO_COLOR: "1" }, write });
   return { code, stdout, stderr };

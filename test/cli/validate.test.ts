@@ -87,10 +87,15 @@ describe("bass validate", () => {
     expect(result.code).toBe(2);
   });
 
-  it("prints no colour with --no-color or NO_COLOR", async () => {
+  it("colours a terminal that shows colour, unless --no-color or NO_COLOR says no", async () => {
     const dir = brokenProject();
-    const viaFlag = await runCli(["validate", "--no-color"], { cwd: dir, env: { FORCE_COLOR: "1" } });
-    const viaEnv = await runCli(["validate"], { cwd: dir, env: { NO_COLOR: "1", FORCE_COLOR: "1" } });
-    for (const { stdout } of [viaFlag, viaEnv]) expect(stdout).not.toContain("\u001b[");
+    const terminal = { cwd: dir, colorLevel: 1 };
+    expect((await runCli(["validate"], { ...terminal, env: {} })).stdout).toContain("\u001b[");
+    expect((await runCli(["validate", "--no-color"], { ...terminal, env: {} })).stdout).not.toContain(
+      "\u001b[",
+    );
+    expect((await runCli(["validate"], { ...terminal, env: { NO_COLOR: "1" } })).stdout).not.toContain(
+      "\u001b[",
+    );
   });
 });
