@@ -13,15 +13,15 @@ export interface CellPosition {
   column: number;
 }
 
-const options: Options = {
+// No `locations`: line and column are worked out from offsets only for the few nodes that are reported.
+const bodyOptions: Options = {
   ecmaVersion: "latest",
   sourceType: "script",
   allowReturnOutsideFunction: true,
-  locations: true,
-  preserveParens: true,
 };
+const expressionOptions: Options = { ...bodyOptions, preserveParens: true };
 
-// Cells run in strict mode; the directive sits on its own line so only line numbers shift.
+// Cells run in strict mode; the directive sits on its own line so that only line numbers shift.
 const strictPrefix = '"use strict";\n';
 
 /** Parses a cell as it will run: strict mode, expression form when it is one line that is an expression. */
@@ -31,19 +31,25 @@ export function parseCell(code: string): ParsedCell {
     const expression = parseExpression(trimmed);
     if (expression) return expression;
   }
+  const source = strictPrefix + code;
   try {
-    const program = parse(strictPrefix + code, options);
-    return { ok: true, form: "body", program, toCellPosition: (node) => shift(node.loc?.start, 0) };
+    const program = parse(source, bodyOptions);
+    return { ok: true, form: "body", program, toCellPosition: (node) => positionAt(source, node.start, 0) };
   } catch (error) {
-    const { loc, message } = error as SyntaxError & { loc?: { line: number; column: number } };
-    return { ok: false, message: message.replace(/ \(\d+:\d+\)$/, ""), position: shift(loc, 0) };
+    const { pos, message } = error as SyntaxError & { pos?: number };
+    return {
+      ok: false,
+      message: message.replace(/ \(\d+:\d+\)$/, ""),
+      position: positionAt(source, pos ?? 0, 0),
+    };
   }
 }
 
 /** The cell as an expression, or undefined when it is not exactly one expression. */
 function parseExpression(code: string): ParsedCell | undefined {
+  const source = `${strictPrefix}(${code}\n)`;
   try {
-    const program = parse(`${strictPrefix}(${code}\n)`, options);
+    const program = parse(source, expressionOptions);
     const statement = program.body[1];
     const isWhole =
       program.body.length === 2 &&
@@ -51,14 +57,21 @@ function parseExpression(code: string): ParsedCell | undefined {
       statement.expression.type === "ParenthesizedExpression" &&
       statement.expression.start === strictPrefix.length;
     if (!isWhole) return undefined;
-    return { ok: true, form: "expression", program, toCellPosition: (node) => shift(node.loc?.start, 1) };
+    return {
+      ok: true,
+      form: "expression",
+      program,
+      toCellPosition: (node) => positionAt(source, node.start, 1),
+    };
   } catch {
     return undefined;
   }
 }
 
-function shift(loc: { line: number; column: number } | undefined, firstLineColumns: number): CellPosition {
-  if (!loc) return { line: 1, column: 0 };
-  const line = Math.max(1, loc.line - 1);
-  return { line, column: line === 1 ? Math.max(0, loc.column - firstLineColumns) : loc.column };
+/** The cell position of an offset in the wrapped source, whose first line is the strict-mode directive. */
+function positionAt(source: string, offset: number, firstLineColumns: number): CellPosition {
+  const before = source.slice(strictPrefix.length, Math.max(offset, strictPrefix.length));
+  const line = before.split("\n").length;
+  const column = before.length - (before.lastIndexOf("\n") + 1);
+  return { line, column: line === 1 ? Math.max(0, column - firstLineColumns) : column };
 }

@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ErrorObject } from "ajv";
+// Compiled from schema/*.schema.json by `npm run build` (scripts/build-schema-validators.js).
+import * as validators from "../../schema/validators.js";
 import type { Issue } from "./issue.js";
 import type { RuleId } from "./rules.js";
 import { formatPath, type ValuePath, type YamlSource } from "./yaml-source.js";
@@ -11,28 +12,9 @@ export function schemaPath(name: SchemaName): URL {
   return new URL(`../../schema/${name}.schema.json`, import.meta.url);
 }
 
-const validators = new Map<SchemaName, ValidateFunction>();
-
-/** Compiled once per process, on first use. */
-function validatorFor(name: SchemaName): ValidateFunction {
-  let validate = validators.get(name);
-  if (!validate) {
-    const ajv = new Ajv2020({
-      allErrors: true,
-      strict: true,
-      strictRequired: false,
-      allowUnionTypes: true,
-      verbose: true,
-    });
-    validate = ajv.compile(JSON.parse(readFileSync(schemaPath(name), "utf8")));
-    validators.set(name, validate);
-  }
-  return validate;
-}
-
 /** Checks a parsed file against its schema; every finding is placed at its key or value. */
 export function validateSchema(name: SchemaName, source: YamlSource): Issue[] {
-  const validate = validatorFor(name);
+  const validate = validators[name];
   if (validate(source.value)) return [];
   return (validate.errors ?? []).flatMap((error) => toIssue(error, source) ?? []);
 }

@@ -89,7 +89,7 @@ describe("bass validate", () => {
 
   it("colours a terminal that shows colour, unless --no-color or NO_COLOR says no", async () => {
     const dir = brokenProject();
-    const terminal = { cwd: dir, colorLevel: 1 };
+    const terminal = { cwd: dir, colorLevel: 1 as const };
     expect((await runCli(["validate"], { ...terminal, env: {} })).stdout).toContain("\u001b[");
     expect((await runCli(["validate", "--no-color"], { ...terminal, env: {} })).stdout).not.toContain(
       "\u001b[",
