@@ -6,15 +6,10 @@ import {
   listDefinitionFiles,
   projectFileName,
 } from "../definition/files.js";
-import { hasFailures, type Issue } from "../definition/issue.js";
-import { lintLoaded, lintProject } from "../definition/lint/lint.js";
-import {
-  type Env,
-  type LoadedDefinition,
-  type LoadedFile,
-  loadFile,
-  loadProject,
-} from "../definition/load.js";
+import { compareIssues, hasFailures, type Issue } from "../definition/issue.js";
+import { createReferenceContext, lintAcrossDefinitions, lintProjectFile } from "../definition/lint/lint.js";
+import { lintPaths } from "../definition/lint/lint-paths.js";
+import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
 import { formatIssues, type IssueFormat } from "./formats/index.js";
@@ -33,34 +28,46 @@ export interface ValidateOptions {
 export function runValidate(paths: readonly string[], options: ValidateOptions, output: Output): number {
   const load = { cwd: options.cwd, env: options.env };
   let config: LoadedFile<ProjectConfig> | undefined;
-  let definitions: LoadedDefinition[];
-  let issues: Issue[];
+  let definitionFiles: string[];
+  // The project file is under review when the whole project is, or when it is named.
+  let configIssues: Issue[] = [];
   if (paths.length === 0) {
-    const project = loadProject({ ...load, projectDir: options.project });
-    ({ config, definitions } = project);
-    issues = lintProject(project);
+    const project = resolveProject({ ...load, projectDir: options.project });
+    ({ config, definitionFiles } = project);
+    configIssues = [...project.issues, ...lintProjectFile(config)];
   } else {
     const named = expandPaths(paths, options.cwd);
-    const configFile =
-      named.config ??
-      findProjectFile(
-        options.project
-          ? resolve(options.cwd, options.project)
-          : dirname(named.definitions[0] ?? options.cwd),
-      );
+    const start = options.project
+      ? resolve(options.cwd, options.project)
+      : dirname(named.definitions[0] ?? options.cwd);
+    const configFile = named.config ?? findProjectFile(start);
     config = configFile ? loadFile<ProjectConfig>(configFile, "project", load) : undefined;
-    definitions = named.definitions.map((file) => loadFile(file, "definition", load));
-    // A project file found only to learn its systems is not itself under review.
-    issues = lintLoaded(config, definitions).filter((issue) => named.config || issue.file !== config?.file);
+    if (config && named.config) configIssues = lintProjectFile(config);
+    definitionFiles = named.definitions;
   }
 
-  const checked = [...(config ? [config] : []), ...definitions];
+  const lints = lintPaths(definitionFiles, {
+    ...load,
+    context: createReferenceContext(config),
+  });
+  const issues = [
+    ...configIssues,
+    ...lints.flatMap((lint) => lint.issues),
+    ...lintAcrossDefinitions(lints),
+  ].sort(compareIssues);
+  const sources = new Map(
+    lints.flatMap((lint) => (lint.text === undefined ? [] : [[lint.file, lint.text] as const])),
+  );
+  if (config) sources.set(config.file, config.source.text);
   output.stdout(
     formatIssues(options.format, issues, {
-      sources: new Map(checked.map((file) => [file.file, file.source.text])),
+      sources,
       color: output.color,
       toolVersion: options.version,
-      filesChecked: checked.map((file) => file.file),
+      filesChecked: [
+        ...(config && (paths.length === 0 || configIssues.length) ? [config.file] : []),
+        ...lints.map((lint) => lint.file),
+      ],
     }),
   );
   return hasFailures(issues, options.strict) ? 1 : 0;

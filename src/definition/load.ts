@@ -26,7 +26,7 @@ export type LoadedDefinition = LoadedFile<Definition>;
 
 export interface LoadedProject {
   dir: string;
-  config: LoadedFile<ProjectConfig> | undefined;
+  config: LoadedFile<ProjectConfig>;
   definitions: LoadedDefinition[];
   /** Problems of the project as a whole (an integrations entry that matches nothing). */
   issues: Issue[];
@@ -68,8 +68,17 @@ export interface LoadProjectOptions extends LoadOptions {
   projectDir?: string | undefined;
 }
 
-/** Loads the project file and every definition it names. */
-export function loadProject(options: LoadProjectOptions): LoadedProject {
+/** The project file, loaded, and the definition files it names (not yet read). */
+export interface ResolvedProject {
+  dir: string;
+  config: LoadedFile<ProjectConfig>;
+  definitionFiles: string[];
+  /** Problems of the project as a whole (an integrations entry that matches nothing). */
+  issues: Issue[];
+}
+
+/** Finds and loads the project file, and lists its definition files. */
+export function resolveProject(options: LoadProjectOptions): ResolvedProject {
   const projectFile = options.projectDir
     ? resolve(options.cwd, options.projectDir, projectFileName)
     : findProjectFile(options.cwd);
@@ -82,11 +91,10 @@ export function loadProject(options: LoadProjectOptions): LoadedProject {
   const config = loadFile<ProjectConfig>(projectFile, "project", options);
   const dir = dirname(projectFile);
   const integrations = config.value?.integrations ?? "integrations";
-  const patterns = Array.isArray(integrations) ? integrations : [integrations];
-  const { files, unmatched } = listDefinitionFiles(
-    dir,
-    patterns.filter((p) => typeof p === "string"),
+  const patterns = (Array.isArray(integrations) ? integrations : [integrations]).filter(
+    (p) => typeof p === "string",
   );
+  const { files, unmatched } = listDefinitionFiles(dir, patterns);
   const issues: Issue[] = unmatched.map((pattern) => ({
     file: config.file,
     ...config.source.locate(["integrations"]),
@@ -94,11 +102,18 @@ export function loadProject(options: LoadProjectOptions): LoadedProject {
     rule: "integrations-missing",
     message: `"${pattern}" matches no definition file`,
   }));
-  const definitions = files.map((file) => loadFile<Definition>(file, "definition", options));
+  return { dir, config, definitionFiles: files, issues };
+}
+
+/** Loads the project file and every definition it names. */
+export function loadProject(options: LoadProjectOptions): LoadedProject {
+  const { dir, config, definitionFiles, issues } = resolveProject(options);
+  const definitions = definitionFiles.map((file) => loadFile<Definition>(file, "definition", options));
   return { dir, config, definitions, issues };
 }
 
-function displayPath(path: string, cwd: string): string {
+/** A path as shown to the user: relative to the working directory when inside it, always with `/`. */
+export function displayPath(path: string, cwd: string): string {
   const shown = relative(cwd, path);
   return (shown.startsWith("..") ? path : shown).split(sep).join("/");
 }

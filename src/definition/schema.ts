@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 // Compiled from schema/*.schema.json by `npm run build` (scripts/build-schema-validators.js).
-import * as validators from "../../schema/validators.js";
+import { definition, project } from "../../schema/validators.js";
 import type { Issue } from "./issue.js";
 import type { RuleId } from "./rules.js";
 import { formatPath, type ValuePath, type YamlSource } from "./yaml-source.js";
@@ -14,7 +14,7 @@ export function schemaPath(name: SchemaName): URL {
 
 /** Checks a parsed file against its schema; every finding is placed at its key or value. */
 export function validateSchema(name: SchemaName, source: YamlSource): Issue[] {
-  const validate = validators[name];
+  const validate = name === "definition" ? definition : project;
   if (validate(source.value)) return [];
   return (validate.errors ?? []).flatMap((error) => toIssue(error, source) ?? []);
 }

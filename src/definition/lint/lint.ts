@@ -1,10 +1,19 @@
 import { compareIssues, type Issue } from "../issue.js";
 import type { LoadedDefinition, LoadedFile, LoadedProject } from "../load.js";
 import type { ProjectConfig } from "../types.js";
+import type { Position } from "../yaml-source.js";
 import { lintCells } from "./lint-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
 import { lintSecrets } from "./lint-secrets.js";
 import { createReport, type Report } from "./report.js";
+
+/** The findings of one definition, and what the rules across definitions compare (plain data, so it can cross threads). */
+export interface DefinitionLint {
+  file: string;
+  issues: Issue[];
+  /** Present when the definition's shape passed the schema. */
+  identity?: { name: string; at: Position; endpoints: { key: string; at: Position }[] };
+}
 
 /** Every finding of a project: its files' own problems, each definition's rules, and clashes between definitions. */
 export function lintProject(project: LoadedProject): Issue[] {
@@ -17,23 +26,52 @@ export function lintLoaded(
   definitions: readonly LoadedDefinition[],
   projectIssues: readonly Issue[] = [],
 ): Issue[] {
-  const issues: Issue[] = [...projectIssues];
-  if (config) {
-    issues.push(...config.issues);
-    lintFile(config, issues, (report) => lintSecrets(config, report));
-  }
-  const configUsable = config !== undefined && !config.issues.some((issue) => issue.severity === "error");
-  const context: ReferenceContext = { systems: configUsable ? (config.value?.systems ?? {}) : undefined };
-  const checked = definitions.filter((definition) => {
-    issues.push(...definition.issues);
-    return lintFile(definition, issues, (report) => {
-      lintCells(definition, report);
-      lintReferences(definition, context, report);
-      lintSecrets(definition, report);
-    });
+  const context = createReferenceContext(config);
+  const lints = definitions.map((definition) => lintDefinition(definition, context));
+  return [
+    ...projectIssues,
+    ...(config ? lintProjectFile(config) : []),
+    ...lints.flatMap((lint) => lint.issues),
+    ...lintAcrossDefinitions(lints),
+  ].sort(compareIssues);
+}
+
+/** What references in definitions are checked against: the systems of a usable project file. */
+export function createReferenceContext(config: LoadedFile<ProjectConfig> | undefined): ReferenceContext {
+  const usable = config !== undefined && !config.issues.some((issue) => issue.severity === "error");
+  return { systems: usable ? (config.value?.systems ?? {}) : undefined };
+}
+
+/** The project file's own findings. */
+export function lintProjectFile(config: LoadedFile<ProjectConfig>): Issue[] {
+  const issues = [...config.issues];
+  runRules(config, issues, (report) => lintSecrets(config, report));
+  return issues;
+}
+
+/** One definition's findings: loading, schema, and every semantic rule of one file. */
+export function lintDefinition(definition: LoadedDefinition, context: ReferenceContext): DefinitionLint {
+  const issues = [...definition.issues];
+  const shapeValid = runRules(definition, issues, (report) => {
+    lintCells(definition, report);
+    lintReferences(definition, context, report);
+    lintSecrets(definition, report);
   });
-  lintAcrossDefinitions(checked, issues);
-  return issues.sort(compareIssues);
+  if (!shapeValid) return { file: definition.file, issues };
+  const { name, endpoints = [] } = definition.value;
+  const { locate } = definition.source;
+  return {
+    file: definition.file,
+    issues,
+    identity: {
+      name,
+      at: locate(["name"]),
+      endpoints: endpoints.map((endpoint, index) => ({
+        key: endpointKey(endpoint.method, endpoint.path),
+        at: locate(["endpoints", index]),
+      })),
+    },
+  };
 }
 
 /**
@@ -41,7 +79,7 @@ export function lintLoaded(
  * Where the schema already failed, the rules still run so that every problem shows at once, but a shape
  * they cannot walk (a string where a list belongs) ends them quietly: the schema findings say what is wrong.
  */
-function lintFile(file: LoadedFile<unknown>, issues: Issue[], rules: (report: Report) => void): boolean {
+function runRules(file: LoadedFile<unknown>, issues: Issue[], rules: (report: Report) => void): boolean {
   if (file.issues.some((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")) return false;
   if (file.value === null || typeof file.value !== "object") return false;
   const shapeValid = !file.issues.some((issue) => issue.rule.startsWith("schema-"));
@@ -55,35 +93,39 @@ function lintFile(file: LoadedFile<unknown>, issues: Issue[], rules: (report: Re
   return shapeValid;
 }
 
-/** Names and endpoints are unique in a project. */
-function lintAcrossDefinitions(definitions: readonly LoadedDefinition[], issues: Issue[]): void {
-  const firstByName = new Map<string, LoadedDefinition>();
-  for (const definition of definitions) {
-    const first = firstByName.get(definition.value.name);
-    if (first) {
-      createReport(definition, issues)(
+/** Names and endpoints are unique in a project: the second of a pair is reported. */
+export function lintAcrossDefinitions(lints: readonly DefinitionLint[]): Issue[] {
+  const issues: Issue[] = [];
+  const report = (
+    file: string,
+    at: Position,
+    rule: "duplicate-name" | "duplicate-endpoint",
+    message: string,
+  ) => issues.push({ file, ...at, severity: "error", rule, message });
+  const fileByName = new Map<string, string>();
+  const ownerByEndpoint = new Map<string, { name: string; file: string }>();
+  for (const { file, identity } of lints) {
+    if (!identity) continue;
+    const first = fileByName.get(identity.name);
+    if (first)
+      report(
+        file,
+        identity.at,
         "duplicate-name",
-        `integration name "${definition.value.name}" is also used by ${first.file}`,
-        ["name"],
+        `integration name "${identity.name}" is also used by ${first}`,
       );
-    } else firstByName.set(definition.value.name, definition);
-  }
-  const ownerByEndpoint = new Map<string, LoadedDefinition>();
-  for (const definition of definitions) {
-    const report = createReport(definition, issues);
-    const keys = new Set<string>();
-    definition.value.endpoints?.forEach((endpoint, index) => {
-      const key = endpointKey(endpoint.method, endpoint.path);
+    else fileByName.set(identity.name, file);
+    for (const { key, at } of identity.endpoints) {
       const owner = ownerByEndpoint.get(key);
-      if (owner && owner !== definition && !keys.has(key)) {
+      if (!owner) ownerByEndpoint.set(key, { name: identity.name, file });
+      else if (owner.file !== file)
         report(
+          file,
+          at,
           "duplicate-endpoint",
-          `endpoint ${key} is also served by ${owner.value.name} (${owner.file})`,
-          ["endpoints", index],
+          `endpoint ${key} is also served by ${owner.name} (${owner.file})`,
         );
-      }
-      keys.add(key);
-      if (!owner) ownerByEndpoint.set(key, definition);
-    });
+    }
   }
+  return issues;
 }
