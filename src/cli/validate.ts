@@ -64,6 +64,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
       sources,
       color: output.color,
       toolVersion: options.version,
+      strict: options.strict,
       filesChecked: [
         ...(config && (paths.length === 0 || configIssues.length) ? [config.file] : []),
         ...lints.map((lint) => lint.file),

@@ -436,6 +436,15 @@ describe("junit", () => {
     expect(xml).toContain('<testsuite name="samples/payments.yaml" tests="1" failures="0" errors="0">');
   });
 
+  it("fails warnings too under --strict", () => {
+    const xml = formatJunit(issues, { ...options, strict: true });
+    expect(xml).toMatch(/<testsuites name="bass validate" tests="4" failures="3" errors="0">/);
+    expect(xml).toContain(
+      '<failure message="This looks like a credential; take it from the environment." type="warning">',
+    );
+    expect(xml).not.toContain("<system-out>");
+  });
+
   it("escapes markup and drops characters XML cannot hold", () => {
     const xml = formatJunit([issue({ file: "a&b.yaml", message: `bad <&"'> \u0001value\uFFFF` })], {
       filesChecked: [],

@@ -19,6 +19,8 @@ export interface FormatIssuesOptions {
   toolVersion: string;
   /** Every file that was validated: JUnit lists clean files as passing testcases, text and JSON count them. */
   filesChecked: readonly string[];
+  /** `--strict`: warnings fail too (JUnit shows them as failures). */
+  strict?: boolean;
 }
 
 const formatters: Record<IssueFormat, (issues: readonly Issue[], options: FormatIssuesOptions) => string> = {

@@ -3,19 +3,20 @@ import { escapeXml } from "./escape-xml.js";
 import type { FormatIssuesOptions } from "./format-issues.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
-export type FormatJunitOptions = Pick<FormatIssuesOptions, "filesChecked">;
+export type FormatJunitOptions = Pick<FormatIssuesOptions, "filesChecked" | "strict">;
 
 /** JUnit XML, one testsuite per checked file: for CI test reports (GitLab, Jenkins, GitHub reporters). */
 export function formatJunit(issues: readonly Issue[], options: FormatJunitOptions): string {
-  const { files, errors } = summarizeIssues(issues, options.filesChecked);
+  const { files } = summarizeIssues(issues, options.filesChecked);
+  const fails = (issue: Issue) => issue.severity === "error" || options.strict === true;
   const suites: string[] = [];
   let tests = 0;
   for (const [file, found] of files) {
     const cases =
       found.length === 0
         ? [`    <testcase classname="${escapeXml(file)}" name="no problems"/>`]
-        : found.map(testcase);
-    const failures = found.filter((issue) => issue.severity === "error").length;
+        : found.map((issue) => testcase(issue, fails(issue)));
+    const failures = found.filter(fails).length;
     tests += cases.length;
     suites.push(
       `  <testsuite name="${escapeXml(file)}" tests="${cases.length}" failures="${failures}" errors="0">`,
@@ -25,7 +26,7 @@ export function formatJunit(issues: readonly Issue[], options: FormatJunitOption
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="bass validate" tests="${tests}" failures="${errors}" errors="0">`,
+    `<testsuites name="bass validate" tests="${tests}" failures="${issues.filter(fails).length}" errors="0">`,
     ...suites,
     "</testsuites>",
     "",
@@ -33,15 +34,14 @@ export function formatJunit(issues: readonly Issue[], options: FormatJunitOption
 }
 
 // A warning does not fail `validate` (exit 0 unless --strict), and CI tools treat any <failure> as a
-// failed test (Jenkins marks the build unstable, GitLab lists it as failed), so a warning is a passing
-// testcase: it is listed by name, and its message is in <system-out>, which reports show with the test.
-function testcase(issue: Issue): string {
+// failed test (Jenkins marks the build unstable, GitLab lists it as failed), so without --strict a warning
+// is a passing testcase: listed by name, its message in <system-out>, which reports show with the test.
+function testcase(issue: Issue, failed: boolean): string {
   const where = `${issue.line}:${issue.column}`;
   const open = `    <testcase classname="${escapeXml(issue.file)}" name="${escapeXml(`${issue.rule} at ${where}`)}">`;
   const text = escapeXml(`${issue.file}:${where} ${issue.message}`);
-  const body =
-    issue.severity === "error"
-      ? `      <failure message="${escapeXml(issue.message)}" type="error">${text}</failure>`
-      : `      <system-out>${text}</system-out>`;
+  const body = failed
+    ? `      <failure message="${escapeXml(issue.message)}" type="${issue.severity}">${text}</failure>`
+    : `      <system-out>${text}</system-out>`;
   return [open, body, "    </testcase>"].join("\n");
 }
