@@ -26,9 +26,9 @@ const strictPrefix = '"use strict";\n';
 
 /** Parses a cell as it will run: strict mode, expression form when it is one line that is an expression. */
 export function parseCell(code: string): ParsedCell {
-  const trimmed = code.trim();
-  if (!trimmed.includes("\n")) {
-    const expression = parseExpression(trimmed);
+  // The untrimmed code is parsed so that node positions count the white space around it.
+  if (!code.trim().includes("\n")) {
+    const expression = parseExpression(code);
     if (expression) return expression;
   }
   const source = strictPrefix + code;
