@@ -1,0 +1,67 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { findProjectFile, globToRegExp, listDefinitionFiles } from "../../src/definition/files.js";
+import { createTempDir } from "../_helpers.js";
+
+describe("globToRegExp", () => {
+  it.each<[string, string, boolean]>([
+    ["*.yaml", "a.yaml", true],
+    ["*.yaml", "sub/a.yaml", false],
+    ["*.yaml", "a.yml", false],
+    ["a.yaml", "aXyaml", false],
+    ["**/*.yaml", "a.yaml", true],
+    ["**/*.yaml", "x/y/a.yaml", true],
+    ["a/**/b.yaml", "a/b.yaml", true],
+    ["a/**/b.yaml", "a/x/y/b.yaml", true],
+    ["a/**/b.yaml", "ab.yaml", false],
+    ["a?.yml", "ab.yml", true],
+    ["a?.yml", "a/.yml", false],
+    ["a+(b).yaml", "a+(b).yaml", true],
+  ])("%s on %s → %s", (glob, path, matches) => {
+    expect(globToRegExp(glob).test(path)).toBe(matches);
+  });
+});
+
+describe("listDefinitionFiles", () => {
+  const tree = {
+    "bass.config.yaml": "",
+    "integrations/a.yaml": "",
+    "integrations/sub/b.yml": "",
+    "integrations/a.test.yaml": "",
+    "integrations/bass.config.yaml": "",
+    "integrations/notes.md": "",
+    "integrations/.drafts/c.yaml": "",
+    "integrations/node_modules/d.yaml": "",
+    "other/e.yml": "",
+  };
+
+  it.each<[string[], string[], string[]]>([
+    [["integrations"], ["integrations/a.yaml", "integrations/sub/b.yml"], []],
+    [["integrations/*.yaml"], ["integrations/a.yaml"], []],
+    [["**/*.yml"], ["integrations/sub/b.yml", "other/e.yml"], []],
+    [
+      ["other", "integrations/*.yaml", "integrations"],
+      ["integrations/a.yaml", "integrations/sub/b.yml", "other/e.yml"],
+      [],
+    ],
+    [["missing", "integrations/*.json", "other/e.yml"], ["other/e.yml"], ["missing", "integrations/*.json"]],
+  ])("lists %j", (patterns, files, unmatched) => {
+    const dir = createTempDir(tree);
+    expect(listDefinitionFiles(dir, patterns)).toEqual({
+      files: files.map((file) => join(dir, file)),
+      unmatched,
+    });
+  });
+});
+
+describe("findProjectFile", () => {
+  it("finds the nearest project file from a nested folder", () => {
+    const dir = createTempDir({ "bass.config.yaml": "", "a/b/c/x.yaml": "", "a/inner/bass.config.yaml": "" });
+    expect(findProjectFile(join(dir, "a/b/c"))).toBe(join(dir, "bass.config.yaml"));
+    expect(findProjectFile(join(dir, "a/inner"))).toBe(join(dir, "a/inner/bass.config.yaml"));
+  });
+
+  it("returns undefined without a project file up to the root", () => {
+    expect(findProjectFile(join(createTempDir({ "a/x.yaml": "" }), "a"))).toBeUndefined();
+  });
+});

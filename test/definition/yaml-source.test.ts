@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatPath,
+  type Position,
+  parseYamlSource,
+  type ValuePath,
+} from "../../src/definition/yaml-source.js";
+
+const text = `name: a
+systems:
+  core: { adapter: http, base_url: "x" }
+list:
+  - one
+  - k: v
+    j: [1, 2]
+hook: |
+  a = 1
+  b +
+quoted: "  abc"
+plain: hello world
+blank: |
+
+    foo
+`;
+const { source, issues } = parseYamlSource("a.yaml", text);
+const at = (line: number, column: number): Position => ({ line, column });
+
+describe("parseYamlSource", () => {
+  it("parses the value without issues", () => {
+    expect(issues).toEqual([]);
+    expect(source.value).toMatchObject({ list: ["one", { k: "v", j: [1, 2] }], blank: "\nfoo\n" });
+  });
+
+  it.each<[ValuePath, Position, Position]>([
+    [["name"], at(1, 1), at(1, 7)],
+    [["systems", "core"], at(3, 3), at(3, 9)],
+    [["systems", "core", "base_url"], at(3, 26), at(3, 36)],
+    [["list", 0], at(5, 5), at(5, 5)],
+    [["list", 1, "k"], at(6, 5), at(6, 8)],
+    [["list", 1, "j"], at(7, 5), at(7, 8)],
+    [["list", 1, "j", 1], at(7, 12), at(7, 12)],
+    [["hook"], at(8, 1), at(8, 7)],
+    [["list", 5], at(5, 3), at(5, 3)],
+    [["systems", "nope", "x"], at(3, 3), at(3, 3)],
+  ])("locates the key and value of %j", (path, key, value) => {
+    expect(source.locate(path, "key")).toEqual(key);
+    expect(source.locate(path, "value")).toEqual(value);
+  });
+
+  it.each<[ValuePath, number, number, Position]>([
+    [["hook"], 1, 0, at(9, 3)],
+    [["hook"], 2, 2, at(10, 5)],
+    [["plain"], 1, 6, at(12, 14)],
+    [["quoted"], 1, 2, at(11, 12)],
+    [["blank"], 2, 0, at(15, 5)],
+    [["name", "x"], 1, 3, at(1, 7)],
+    [["systems"], 1, 3, at(3, 3)],
+  ])("locates %j line %i column %i in the file", (path, line, column, position) => {
+    expect(source.locateInString(path, line, column)).toEqual(position);
+  });
+
+  it.each<[string, Position[], string]>([
+    ["a: 1\nb: 2\na: 3\n", [at(3, 1)], "Map keys must be unique"],
+    ["a: 1\n  b: 2\nc: {\n", [at(1, 4)], "Nested mappings are not allowed in compact mappings"],
+    ["a: 1\nb: 2\na: 3\nc: [\n", [at(3, 1), at(5, 1)], "Map keys must be unique"],
+  ])("reports %j as yaml-syntax errors", (yaml, positions, firstMessage) => {
+    const found = parseYamlSource("b.yaml", yaml).issues;
+    expect(found.map(({ line, column }) => at(line, column))).toEqual(positions);
+    expect(found.every((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")).toBe(true);
+    expect(found[0]).toMatchObject({ file: "b.yaml", message: firstMessage });
+  });
+});
+
+describe("formatPath", () => {
+  it.each<[ValuePath, string]>([
+    [["service_requests", 0, "field_mappings", 2, "value"], "service_requests[0].field_mappings[2].value"],
+    [["name"], "name"],
+    [[0, "a"], "[0].a"],
+    [[], ""],
+  ])("formats %j as %j", (path, formatted) => {
+    expect(formatPath(path)).toBe(formatted);
+  });
+});
