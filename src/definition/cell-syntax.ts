@@ -36,12 +36,10 @@ export function parseCell(code: string): ParsedCell {
     const program = parse(source, bodyOptions);
     return { ok: true, form: "body", program, toCellPosition: (node) => positionAt(source, node.start, 0) };
   } catch (error) {
-    const { pos, message } = error as SyntaxError & { pos?: number };
-    return {
-      ok: false,
-      message: message.replace(/ \(\d+:\d+\)$/, ""),
-      position: positionAt(source, pos ?? 0, 0),
-    };
+    const { pos = 0, message } = error as SyntaxError & { pos?: number };
+    // "Unexpected token" at the end of input sits past the last line; point at the end of the code instead.
+    const at = Math.min(pos, strictPrefix.length + code.trimEnd().length);
+    return { ok: false, message: message.replace(/ \(\d+:\d+\)$/, ""), position: positionAt(source, at, 0) };
   }
 }
 

@@ -67,6 +67,12 @@ const cases: RuleCase[] = [
     passes: "name: a\non_success_hook: output.status = 201\n",
   },
   {
+    rule: "cell-syntax",
+    trips: "name: a\nbefore_hook: |\n  const a = 1\n  return a +\n\nfinally_hook: null\n",
+    at: [4, 13],
+    passes: "name: a\nbefore_hook: |\n  const a = 1\n  return a + 1\n\nfinally_hook: null\n",
+  },
+  {
     rule: "cell-forbidden",
     trips: "name: a\nbefore_hook: process.exit(1)\n",
     at: [2, 14],
