@@ -25,7 +25,7 @@ export function listDefinitionFiles(
   const files = new Set<string>();
   const unmatched: string[] = [];
   for (const pattern of patterns) {
-    const found = /[*?[]/.test(pattern) ? matchGlob(baseDir, pattern) : listPath(resolve(baseDir, pattern));
+    const found = /[*?]/.test(pattern) ? matchGlob(baseDir, pattern) : listPath(resolve(baseDir, pattern));
     if (found.length === 0) unmatched.push(pattern);
     for (const file of found) files.add(file);
   }
@@ -46,7 +46,7 @@ function walk(dir: string): string[] {
 }
 
 function matchGlob(baseDir: string, pattern: string): string[] {
-  const root = resolve(baseDir, pattern.slice(0, pattern.search(/[*?[]/)).replace(/[^/]*$/, ""));
+  const root = resolve(baseDir, pattern.slice(0, pattern.search(/[*?]/)).replace(/[^/]*$/, ""));
   if (!existsSync(root)) return [];
   const matcher = globToRegExp(relative(root, resolve(baseDir, pattern)).split(sep).join("/"));
   return walk(root).filter(
