@@ -1,11 +1,5 @@
 /** What went wrong, as a stable code that callers branch on. */
-export type BassErrorCode =
-  | "USAGE"
-  | "FILE_NOT_FOUND"
-  | "FILE_UNREADABLE"
-  | "PROJECT_NOT_FOUND"
-  | "DEFINITION_INVALID"
-  | "ENV_UNSET";
+export type BassErrorCode = "USAGE" | "FILE_NOT_FOUND" | "FILE_UNREADABLE" | "PROJECT_NOT_FOUND";
 
 /** Where a problem sits in a file, 1-based. */
 export interface SourcePosition {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import type { IssueFormat } from "./formats/format-issues.js";
+import { type IssueFormat, issueFormats } from "./formats/format-issues.js";
 import { createOutput, type Writers } from "./output.js";
 
 /** The version of the installed package. */
@@ -50,11 +50,7 @@ export function createProgram(context: ProgramContext): Command {
         "check definitions and the project file: schema and semantic rules, with file:line:col findings",
       )
       .argument("[paths...]", "definition files or folders (default: the whole project)")
-      .addOption(
-        new Option("--format <format>", "output format")
-          .choices(["text", "json", "sarif", "junit", "github"])
-          .default("text"),
-      )
+      .addOption(new Option("--format <format>", "output format").choices(issueFormats).default("text"))
       .option("--strict", "fail on warnings too", false),
   ).action(async (paths: string[], options: GlobalOptions & { format: IssueFormat; strict: boolean }) => {
     const { runValidate } = await import("./validate.js");

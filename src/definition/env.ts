@@ -56,11 +56,6 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
   return { value: visit(value, []) as T, secrets: [...secrets], unset };
 }
 
-/** Whether a string is made only of `${env:…}` references (and white space), so it holds no literal. */
-export function isOnlyEnvReferences(text: string): boolean {
-  return text.replace(envReference, "").trim() === "" && text.includes("${env:");
-}
-
 /** The text with every `${env:…}` reference removed: what is literally written in the file. */
 export function stripEnvReferences(text: string): string {
   return text.replace(envReference, "");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isOnlyEnvReferences, resolveEnv, stripEnvReferences } from "../../src/definition/env.js";
+import { resolveEnv, stripEnvReferences } from "../../src/definition/env.js";
 
 const env = { TOKEN: "s3cret", USER: "ann", EMPTY: "", URL: "https://core.example" };
 
@@ -47,18 +47,6 @@ describe("resolveEnv", () => {
     const { value } = resolveEnv(input, env);
     expect(value).toEqual({ n: 1, b: false, z: null, list: [2, "ann"] });
     expect(input.list[1]).toBe("${env:USER}");
-  });
-});
-
-describe("isOnlyEnvReferences", () => {
-  it.each<[string, boolean]>([
-    ["${env:A}", true],
-    [" ${env:A} ${env:B:-x} ", true],
-    ["Bearer ${env:A}", false],
-    ["plain", false],
-    ["", false],
-  ])("%j → %s", (text, only) => {
-    expect(isOnlyEnvReferences(text)).toBe(only);
   });
 });
 

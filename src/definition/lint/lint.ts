@@ -17,20 +17,11 @@ export interface DefinitionLint {
 
 /** Every finding of a project: its files' own problems, each definition's rules, and clashes between definitions. */
 export function lintProject(project: LoadedProject): Issue[] {
-  return lintLoaded(project.config, project.definitions, project.issues);
-}
-
-/** Findings of definitions and, when given, the project file they belong to; sorted by file and position. */
-export function lintLoaded(
-  config: LoadedFile<ProjectConfig> | undefined,
-  definitions: readonly LoadedDefinition[],
-  projectIssues: readonly Issue[] = [],
-): Issue[] {
-  const context = createReferenceContext(config);
-  const lints = definitions.map((definition) => lintDefinition(definition, context));
+  const context = createReferenceContext(project.config);
+  const lints = project.definitions.map((definition) => lintDefinition(definition, context));
   return [
-    ...projectIssues,
-    ...(config ? lintProjectFile(config) : []),
+    ...project.issues,
+    ...lintProjectFile(project.config),
     ...lints.flatMap((lint) => lint.issues),
     ...lintAcrossDefinitions(lints),
   ].sort(compareIssues);
