@@ -1,5 +1,17 @@
 /** What went wrong, as a stable code that callers branch on. */
-export type BassErrorCode = "USAGE" | "FILE_NOT_FOUND" | "FILE_UNREADABLE" | "PROJECT_NOT_FOUND";
+export type BassErrorCode =
+  | "USAGE"
+  | "FILE_NOT_FOUND"
+  | "FILE_UNREADABLE"
+  | "PROJECT_NOT_FOUND"
+  | "DEFINITION_INVALID"
+  | "INTEGRATION_NOT_FOUND"
+  | "INTEGRATION_INACTIVE"
+  | "INPUT_INVALID"
+  | "ADAPTER_UNAVAILABLE"
+  | "CELL_ERROR"
+  | "CELL_TIMEOUT"
+  | "RUN_NOT_FOUND";
 
 /** Where a problem sits in a file, 1-based. */
 export interface SourcePosition {
@@ -8,16 +20,25 @@ export interface SourcePosition {
   column: number;
 }
 
+export interface BassErrorOptions {
+  position?: SourcePosition | undefined;
+  /** The cell that threw, e.g. `service_requests[0].after_execute_request_success_hook`. */
+  cell?: string | undefined;
+  cause?: unknown;
+}
+
 /** The one error bass throws when work cannot go on; `cli/main.ts` turns it into a message and an exit code. */
 export class BassError extends Error {
   override readonly name = "BassError";
   readonly code: BassErrorCode;
   readonly position: SourcePosition | undefined;
+  readonly cell: string | undefined;
 
-  constructor(code: BassErrorCode, message: string, position?: SourcePosition) {
-    super(message);
+  constructor(code: BassErrorCode, message: string, options: BassErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.position = position;
+    this.position = options.position;
+    this.cell = options.cell;
   }
 }
 

@@ -4,7 +4,14 @@ import { type Node, type Options, type Program, parse } from "acorn";
 export type CellForm = "expression" | "body";
 
 export type ParsedCell =
-  | { ok: true; form: CellForm; program: Program; toCellPosition(node: Node): CellPosition }
+  | {
+      ok: true;
+      form: CellForm;
+      program: Program;
+      /** Where the cell's own text starts in the parsed source: node offsets minus this index into the cell. */
+      codeOffset: number;
+      toCellPosition(node: Node): CellPosition;
+    }
   | { ok: false; message: string; position: CellPosition };
 
 /** 1-based line and 0-based column inside the cell's own text. */
@@ -34,7 +41,13 @@ export function parseCell(code: string): ParsedCell {
   const source = strictPrefix + code;
   try {
     const program = parse(source, bodyOptions);
-    return { ok: true, form: "body", program, toCellPosition: (node) => positionAt(source, node.start, 0) };
+    return {
+      ok: true,
+      form: "body",
+      program,
+      codeOffset: strictPrefix.length,
+      toCellPosition: (node) => positionAt(source, node.start, 0),
+    };
   } catch (error) {
     const { pos = 0, message } = error as SyntaxError & { pos?: number };
     // "Unexpected token" at the end of input sits past the last line; point at the end of the code instead.
@@ -58,6 +71,7 @@ function parseExpression(code: string): ParsedCell | undefined {
     return {
       ok: true,
       form: "expression",
+      codeOffset: strictPrefix.length + 1,
       program,
       toCellPosition: (node) => positionAt(source, node.start, 1),
     };

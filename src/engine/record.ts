@@ -1,0 +1,78 @@
+/** The run history record of SPEC §5: one per run, masked before anything reads it. */
+
+export type RunStatus = "success" | "failure" | "running";
+export type RunTrigger = "cli" | "http" | "test";
+
+/** A byte-string payload as history keeps it: its length and the start of its text. */
+export interface BytesPreview {
+  bytes: number;
+  preview: string;
+}
+
+export interface InputData {
+  method: string;
+  fullpath: string;
+  path: Record<string, string>;
+  params: Record<string, unknown>;
+  headers: Record<string, string>;
+  payload: unknown;
+}
+
+export interface OutputData {
+  status: number;
+  headers: Record<string, string>;
+  payload: unknown;
+}
+
+export interface AdapterResponse {
+  success: boolean;
+  /** The adapter's status code where it has one (HTTP status for `http`). */
+  status?: number | undefined;
+  payload: unknown;
+  messages: string[];
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+  /** The cell that threw, e.g. `service_requests[0].field_mappings[2].value`. */
+  cell?: string | undefined;
+  /** 1-based line of the definition file. */
+  line?: number | undefined;
+}
+
+interface ItemBase {
+  seq: number;
+  at: string;
+}
+
+export type Item =
+  | (ItemBase & { kind: "INPUT"; data: InputData })
+  | (ItemBase & {
+      kind: "REQUEST";
+      label: string;
+      sridx: number | null;
+      duration_ms: number;
+      request: { service_name: string; payload: unknown };
+      response: AdapterResponse | null;
+    })
+  | (ItemBase & { kind: "VALIDATION_FAILURE"; label: string; message: string; vridx: number | null })
+  | (ItemBase & { kind: "DEBUG"; label?: string; data: unknown })
+  | (ItemBase & { kind: "LOG"; level: "info" | "warn" | "error"; data: unknown })
+  | (ItemBase & { kind: "FAILURE"; error: RunError })
+  | (ItemBase & { kind: "OUTPUT"; data: OutputData });
+
+export type ItemKind = Item["kind"];
+
+export interface RunRecord {
+  id: string;
+  integration: string;
+  status: RunStatus;
+  trigger: RunTrigger;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  labels: string[];
+  async: boolean;
+  items: Item[];
+}
