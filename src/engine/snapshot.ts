@@ -1,0 +1,89 @@
+import { setOwn } from "./paths.js";
+import type { BytesPreview } from "./record.js";
+
+/** Containers nested deeper than this are recorded as "[Too deep]". */
+const maxDepth = 64;
+const previewLength = 256;
+/** A UTF-16 code unit takes at most 4 bytes, so this many bytes always hold the preview's characters. */
+const previewBytes = previewLength * 4;
+const utf8 = new TextDecoder();
+
+/**
+ * A JSON-safe deep copy of a value for the run history, so later changes to the live value do not reach
+ * it. It follows `JSON.stringify` (undefined, functions and symbols dropped from objects and null in
+ * arrays, NaN and Infinity null) and also records byte strings as `bytesPreview`, Dates as ISO text,
+ * bigints as text, Maps as objects, Sets as arrays, a cycle as "[Circular]" and nesting beyond 64
+ * levels as "[Too deep]".
+ */
+export function snapshot(value: unknown): unknown {
+  return copy(value, 1, []);
+}
+
+/** A byte string as history records it (SPEC §5): its length and its first 256 characters as UTF-8 text. */
+export function bytesPreview(bytes: Uint8Array): BytesPreview {
+  let preview = utf8.decode(bytes.subarray(0, previewBytes)).slice(0, previewLength);
+  const lastCode = preview.charCodeAt(preview.length - 1);
+  // Half of a surrogate pair would make the preview invalid Unicode.
+  if (lastCode >= 0xd800 && lastCode <= 0xdbff) preview = preview.slice(0, -1);
+  return { bytes: bytes.length, preview };
+}
+
+function copy(value: unknown, depth: number, ancestors: object[]): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      // -0 becomes 0 as in JSON.
+      return Number.isFinite(value) ? value + 0 : null;
+    case "bigint":
+      return String(value);
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (depth > maxDepth) return "[Too deep]";
+  if (ancestors.includes(object)) return "[Circular]";
+  if (object instanceof Uint8Array) return bytesPreview(object);
+  if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+  ancestors.push(object);
+  const copied = copyContainer(object, depth + 1, ancestors);
+  ancestors.pop();
+  return copied;
+}
+
+function copyContainer(object: object, depth: number, ancestors: object[]): unknown {
+  if (Array.isArray(object)) return copyItems(object, depth, ancestors);
+  if (object instanceof Set) return copyItems([...object], depth, ancestors);
+  const copied: Record<string, unknown> = {};
+  if (object instanceof Map) {
+    for (const [key, item] of object) copyEntry(copied, String(key), item, depth, ancestors);
+  } else {
+    const keys = Object.keys(object);
+    for (let at = 0; at < keys.length; at++) {
+      const key = keys[at] as string;
+      copyEntry(copied, key, (object as Record<string, unknown>)[key], depth, ancestors);
+    }
+  }
+  return copied;
+}
+
+function copyItems(items: readonly unknown[], depth: number, ancestors: object[]): unknown[] {
+  const copied: unknown[] = [];
+  for (let at = 0; at < items.length; at++) copied.push(copy(items[at], depth, ancestors) ?? null);
+  return copied;
+}
+
+function copyEntry(
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+  depth: number,
+  ancestors: object[],
+): void {
+  const copied = copy(value, depth, ancestors);
+  if (copied !== undefined) setOwn(target, key, copied);
+}
