@@ -11,7 +11,9 @@ export type BassErrorCode =
   | "ADAPTER_UNAVAILABLE"
   | "CELL_ERROR"
   | "CELL_TIMEOUT"
-  | "RUN_NOT_FOUND";
+  | "RUN_NOT_FOUND"
+  | "PROJECT_INVALID"
+  | "HISTORY_UNWRITABLE";
 
 /** Where a problem sits in a file, 1-based. */
 export interface SourcePosition {

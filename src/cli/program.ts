@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import type { HistoryFilter } from "../engine/history.js";
+import type { RunStatus } from "../engine/record.js";
 import { type IssueFormat, issueFormats } from "./formats/format-issues.js";
 import { createOutput, type Writers } from "./output.js";
 
@@ -15,6 +17,8 @@ export interface ProgramContext {
   /** Set by the command that ran: the process's exit code. */
   exitCode: number;
 }
+
+const runStatuses: RunStatus[] = ["success", "failure", "running"];
 
 interface GlobalOptions {
   project?: string;
@@ -68,5 +72,49 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
+  // `list` is the default, so `bass history --json` lists, and options after `show` are show's own.
+  const history = program
+    .command("history")
+    .description("the run history: list the runs (the default: bass history [options]) or show one");
+  globals(
+    history
+      .command("list", { isDefault: true })
+      .description("list the project's runs, newest first")
+      .option("--integration <name>", "only runs of this integration")
+      .addOption(new Option("--status <status>", "only runs with this status").choices(runStatuses))
+      .option("--label <label>", "only runs with this label")
+      .option("--limit <n>", "at most this many runs", parseLimit, 20)
+      .option("--json", "print the records as a JSON array", false),
+  ).action(async (options: GlobalOptions & HistoryFilter & { json: boolean }) => {
+    const { runHistoryList } = await import("./history.js");
+    const { integration, status, label, limit, json, project } = options;
+    context.exitCode = await runHistoryList(
+      { integration, status, label, limit },
+      { json, project, cwd: context.cwd, env: context.env },
+      outputFor(options),
+    );
+  });
+  globals(
+    history
+      .command("show")
+      .description("one run as a tree of its history items")
+      .argument("<id>", "the run id, as bass history lists it")
+      .option("--json", "print the record as JSON", false),
+  ).action(async (id: string, options: GlobalOptions & { json: boolean }) => {
+    const { runHistoryShow } = await import("./history.js");
+    context.exitCode = await runHistoryShow(
+      id,
+      { json: options.json, project: options.project, cwd: context.cwd, env: context.env },
+      outputFor(options),
+    );
+  });
+
   return program;
+}
+
+/** `--limit`: a whole number of runs, 1 or more. */
+function parseLimit(text: string): number {
+  const limit = Number(text);
+  if (!/^\d+$/.test(text) || limit < 1) throw new InvalidArgumentError("give a whole number of 1 or more");
+  return limit;
 }

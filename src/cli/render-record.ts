@@ -1,0 +1,128 @@
+import type { ChalkInstance } from "chalk";
+import type { Item, RunRecord, RunStatus } from "../engine/record.js";
+
+const previewLength = 80;
+
+/** One run as a tree for a terminal: a header line, then one line per history item. */
+export function renderRecord(record: RunRecord, paint: ChalkInstance): string {
+  const header = [
+    paint.bold(oneLine(record.id)),
+    oneLine(record.integration),
+    paintStatus(record.status, paint),
+    formatDuration(record.duration_ms),
+    oneLine(record.trigger),
+    record.async ? "async" : "",
+    record.labels.length ? paint.cyan(`[${oneLine(record.labels.join(", "))}]`) : "",
+  ];
+  const seqWidth = Math.max(0, ...record.items.map((item) => String(item.seq).length));
+  const kindWidth = Math.max(0, ...record.items.map((item) => item.kind.length));
+  const lines = record.items.map((item, index) => {
+    const glyph = index === record.items.length - 1 ? "└─" : "├─";
+    const kind = item.kind.padEnd(kindWidth);
+    const failed = item.kind === "VALIDATION_FAILURE" || item.kind === "FAILURE";
+    return joinParts([
+      paint.dim(glyph),
+      paint.dim(String(item.seq).padStart(seqWidth)),
+      failed ? paint.red(kind) : paint.bold(kind),
+      ...describeItem(item, paint),
+    ]);
+  });
+  return [joinParts(header), ...lines].join("\n");
+}
+
+/** The runs of `bass history`, one aligned row each, newest first as given. */
+export function renderRunList(records: readonly RunRecord[], paint: ChalkInstance): string {
+  if (records.length === 0) return paint.dim("(no runs)");
+  const rows = records.map((record) => [
+    oneLine(record.id),
+    oneLine(record.integration),
+    record.status,
+    oneLine(record.started_at),
+    formatDuration(record.duration_ms),
+    oneLine(record.labels.join(", ")),
+  ]);
+  const heading = ["ID", "INTEGRATION", "STATUS", "STARTED", "DURATION", "LABELS"];
+  const widths = heading.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  // Pad before painting: escape codes have no width on screen but do have length.
+  const align = (cells: string[], style: (cell: string, column: number) => string) =>
+    cells
+      .map((cell, column) => style(cell, column) + " ".repeat((widths[column] ?? 0) - cell.length))
+      .join("  ")
+      .trimEnd();
+  return [
+    align(heading, (cell) => paint.dim(cell)),
+    ...rows.map((row) => align(row, (cell, column) => (column === 2 ? paintStatus(cell, paint) : cell))),
+  ].join("\n");
+}
+
+/** An item's label, state, duration and payload preview, each present only where the kind has it. */
+function describeItem(item: Item, paint: ChalkInstance): string[] {
+  switch (item.kind) {
+    case "INPUT":
+      return [`${oneLine(item.data.method)} ${oneLine(item.data.fullpath)}`, preview(item.data.payload)];
+    case "REQUEST": {
+      const ok = item.response?.success === true;
+      const state = `${ok ? "✓" : "✗"} ${item.response ? (item.response.status ?? "") : "no response"}`;
+      return [
+        paint.cyan(oneLine(item.label) + (item.sridx === null ? "" : `[${item.sridx}]`)),
+        ok ? paint.green(state.trimEnd()) : paint.red(state.trimEnd()),
+        formatDuration(item.duration_ms),
+        `→ ${preview(item.request.payload)}`,
+        item.response ? `← ${preview(item.response.payload)}` : "",
+      ];
+    }
+    case "VALIDATION_FAILURE":
+      return [paint.cyan(oneLine(item.label)), paint.red(cut(oneLine(item.message)))];
+    case "DEBUG":
+      return [item.label === undefined ? "" : paint.cyan(oneLine(item.label)), preview(item.data)];
+    case "LOG": {
+      const level = { info: paint.blue, warn: paint.yellow, error: paint.red }[item.level](item.level);
+      return [`${level}: ${preview(item.data)}`];
+    }
+    case "FAILURE": {
+      const { code, message, cell, line } = item.error;
+      const where = [cell, line === undefined ? undefined : `line ${line}`].filter(Boolean).join(", ");
+      return [paint.red(cut(`${oneLine(code)}: ${oneLine(message)}${where ? ` (${oneLine(where)})` : ""}`))];
+    }
+    case "OUTPUT": {
+      const status = String(item.data.status);
+      return [item.data.status < 400 ? paint.green(status) : paint.red(status), preview(item.data.payload)];
+    }
+    default:
+      // A kind a newer bass wrote: its seq and kind still show.
+      return [];
+  }
+}
+
+function paintStatus(status: RunStatus | string, paint: ChalkInstance): string {
+  if (status === "success") return paint.green(status);
+  if (status === "failure") return paint.red(status);
+  return paint.yellow(oneLine(status));
+}
+
+function formatDuration(ms: number | null): string {
+  if (ms === null) return "-";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A value on one line: text as it is, anything else as compact JSON, cut to about 80 characters. */
+function preview(value: unknown): string {
+  if (value === undefined) return "";
+  return cut(oneLine(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value))));
+}
+
+/** Text safe for one terminal line: control characters (newlines, escape sequences from a payload) become spaces. */
+function oneLine(text: string): string {
+  return text.replace(/\p{Cc}+/gu, " ");
+}
+
+function cut(text: string): string {
+  const chars = [...text];
+  return chars.length > previewLength ? `${chars.slice(0, previewLength - 1).join("")}…` : text;
+}
+
+function joinParts(parts: readonly string[]): string {
+  return parts.filter((part) => part !== "").join(" ");
+}

@@ -1,0 +1,136 @@
+import { Chalk } from "chalk";
+import { describe, expect, it } from "vitest";
+import { renderRecord, renderRunList } from "../../src/cli/render-record.js";
+import type { RunRecord } from "../../src/engine/record.js";
+
+const at = "2026-01-02T03:04:05.000Z";
+const plain = new Chalk({ level: 0 });
+const colour = new Chalk({ level: 1 });
+
+const record: RunRecord = {
+  id: "01KAJ4Q2T0XG5Z8B3N6C9D1E7F",
+  integration: "customers.create",
+  status: "failure",
+  trigger: "cli",
+  started_at: at,
+  ended_at: at,
+  duration_ms: 1234,
+  labels: ["vip", "eu"],
+  async: false,
+  items: [
+    {
+      seq: 1,
+      kind: "INPUT",
+      at,
+      data: {
+        method: "POST",
+        fullpath: "/customers",
+        path: {},
+        params: {},
+        headers: {},
+        payload: {
+          name: "Ann Lee",
+          email: "ann@example.com",
+          note: "a note long enough to be cut short\nhere",
+        },
+      },
+    },
+    {
+      seq: 2,
+      kind: "REQUEST",
+      at,
+      label: "core",
+      sridx: null,
+      duration_ms: 4,
+      request: { service_name: "n/a", payload: { name: "Ann Lee" } },
+      response: { success: true, status: 201, payload: { personId: "P1" }, messages: [] },
+    },
+    {
+      seq: 3,
+      kind: "REQUEST",
+      at,
+      label: "accounts",
+      sridx: 2,
+      duration_ms: 9,
+      request: { service_name: "n/a", payload: { iban: "****" } },
+      response: { success: false, status: 502, payload: "bad gateway", messages: [] },
+    },
+    {
+      seq: 4,
+      kind: "VALIDATION_FAILURE",
+      at,
+      label: "input.payload.email",
+      message: "must be an e-mail",
+      vridx: 0,
+    },
+    { seq: 5, kind: "DEBUG", at, label: "seen", data: { kept: true } },
+    { seq: 6, kind: "LOG", at, level: "warn", data: "slow \u001b[31mcore" },
+    {
+      seq: 7,
+      kind: "FAILURE",
+      at,
+      error: { code: "CELL_ERROR", message: "x is not defined", cell: "before_hook", line: 12 },
+    },
+    { seq: 8, kind: "DEBUG", at, data: [1, 2] },
+    { seq: 9, kind: "FAILURE", at, error: { code: "ADAPTER", message: "no answer" } },
+    {
+      seq: 10,
+      kind: "OUTPUT",
+      at,
+      data: { status: 502, headers: {}, payload: { error: { code: "ADAPTER" } } },
+    },
+  ],
+};
+
+describe("renderRecord", () => {
+  it("draws a run as a header and one tree line per item", () => {
+    expect(renderRecord(record, plain)).toMatchInlineSnapshot(`
+      "01KAJ4Q2T0XG5Z8B3N6C9D1E7F customers.create failure 1.2 s cli [vip, eu]
+      ├─  1 INPUT              POST /customers {"name":"Ann Lee","email":"ann@example.com","note":"a note long enough to be cu…
+      ├─  2 REQUEST            core ✓ 201 4 ms → {"name":"Ann Lee"} ← {"personId":"P1"}
+      ├─  3 REQUEST            accounts[2] ✗ 502 9 ms → {"iban":"****"} ← bad gateway
+      ├─  4 VALIDATION_FAILURE input.payload.email must be an e-mail
+      ├─  5 DEBUG              seen {"kept":true}
+      ├─  6 LOG                warn: slow  [31mcore
+      ├─  7 FAILURE            CELL_ERROR: x is not defined (before_hook, line 12)
+      ├─  8 DEBUG              [1,2]
+      ├─  9 FAILURE            ADAPTER: no answer
+      └─ 10 OUTPUT             502 {"error":{"code":"ADAPTER"}}"
+    `);
+  });
+
+  it("colours the status, the response states and failures when colour is on", () => {
+    const text = renderRecord(record, colour);
+    expect(text).toContain(colour.red("failure"));
+    expect(text).toContain(colour.green("✓ 201"));
+    expect(text).toContain(colour.red("✗ 502"));
+    expect(text).toContain(colour.red("VALIDATION_FAILURE"));
+    expect(renderRecord({ ...record, status: "running", duration_ms: null }, colour)).toContain(
+      colour.yellow("running"),
+    );
+  });
+});
+
+describe("renderRunList", () => {
+  it("aligns one row per run under a heading", () => {
+    const running = {
+      ...record,
+      id: "01KAJ4Q2T0XG5Z8B3N6C9D1E7G",
+      status: "running" as const,
+      duration_ms: null,
+    };
+    expect(renderRunList([running, { ...record, labels: [] }], plain)).toMatchInlineSnapshot(`
+      "ID                          INTEGRATION       STATUS   STARTED                   DURATION  LABELS
+      01KAJ4Q2T0XG5Z8B3N6C9D1E7G  customers.create  running  2026-01-02T03:04:05.000Z  -         vip, eu
+      01KAJ4Q2T0XG5Z8B3N6C9D1E7F  customers.create  failure  2026-01-02T03:04:05.000Z  1.2 s"
+    `);
+  });
+
+  it("says so when there are no runs", () => {
+    expect(renderRunList([], plain)).toBe("(no runs)");
+  });
+
+  it("colours the status column", () => {
+    expect(renderRunList([record], colour)).toContain(colour.red("failure"));
+  });
+});

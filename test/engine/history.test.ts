@@ -1,0 +1,224 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  createHistoryStore,
+  type HistoryStoreOptions,
+  resolveHistoryOptions,
+} from "../../src/engine/history.js";
+import type { RunRecord } from "../../src/engine/record.js";
+import { createRunId } from "../../src/engine/run-id.js";
+import { createTempDir } from "../_helpers.js";
+
+const start = Date.parse("2026-01-02T03:04:05.000Z");
+let tick = 0;
+
+/** A finished run with one item of each kind that carries a payload; each call is a newer run. */
+function runRecord(overrides: Partial<RunRecord> = {}): RunRecord {
+  const at = new Date(start).toISOString();
+  return {
+    id: createRunId(start + tick++ * 1000),
+    integration: "customers.create",
+    status: "success",
+    trigger: "cli",
+    started_at: at,
+    ended_at: at,
+    duration_ms: 12,
+    labels: [],
+    async: false,
+    items: [
+      {
+        seq: 1,
+        kind: "INPUT",
+        at,
+        data: {
+          method: "POST",
+          fullpath: "/customers",
+          path: {},
+          params: {},
+          headers: {},
+          payload: { n: 1 },
+        },
+      },
+      {
+        seq: 2,
+        kind: "REQUEST",
+        at,
+        label: "core",
+        sridx: null,
+        duration_ms: 4,
+        request: { service_name: "n/a", payload: { name: "Ann" } },
+        response: { success: true, status: 201, payload: { personId: "P1" }, messages: [] },
+      },
+      { seq: 3, kind: "DEBUG", at, label: "seen", data: { kept: true } },
+      { seq: 4, kind: "OUTPUT", at, data: { status: 201, headers: {}, payload: { id: "P1" } } },
+    ],
+    ...overrides,
+  };
+}
+
+function createStore(options: Partial<HistoryStoreOptions> = {}) {
+  const dir = join(createTempDir(), "history");
+  return { dir, store: createHistoryStore({ dir, maxRuns: 1000, storePayloads: true, ...options }) };
+}
+
+describe("history store", () => {
+  it("writes one whole file per run, creating the folder, with no temp file left", async () => {
+    const { dir, store } = createStore();
+    const record = runRecord();
+    store.write(record);
+    expect(existsSync(dir)).toBe(false);
+    await store.flush();
+    expect(readdirSync(dir)).toEqual([`${record.id}.json`]);
+    expect(JSON.parse(readFileSync(join(dir, `${record.id}.json`), "utf8"))).toEqual(record);
+    expect(await store.read(record.id)).toEqual(record);
+  });
+
+  it("reads a queued record before it is on disk", async () => {
+    const { store } = createStore();
+    const record = runRecord();
+    store.write(record);
+    expect(await store.read(record.id)).toEqual(record);
+    expect(await store.list()).toEqual([record]);
+    await store.flush();
+  });
+
+  it.each([
+    ["queued together", false],
+    ["the first already being written", true],
+  ])("keeps the later of two writes of one run (%s)", async (_, waitBetween) => {
+    const { dir, store } = createStore();
+    const running = runRecord({ status: "running", ended_at: null, duration_ms: null, async: true });
+    store.write(running);
+    if (waitBetween) await new Promise((resolve) => setImmediate(resolve));
+    const done = { ...running, status: "success" as const, ended_at: running.started_at, duration_ms: 30 };
+    store.write(done);
+    await store.flush();
+    expect(await store.read(running.id)).toEqual(done);
+    expect(readdirSync(dir)).toEqual([`${running.id}.json`]);
+  });
+
+  it("prunes the oldest runs beyond maxRuns, counting the runs already on disk", async () => {
+    const { dir, store: first } = createStore({ maxRuns: 3 });
+    const records = Array.from({ length: 6 }, () => runRecord());
+    for (const record of records.slice(0, 2)) first.write(record);
+    await first.flush();
+    const second = createHistoryStore({ dir, maxRuns: 3, storePayloads: true });
+    for (const record of records.slice(2)) second.write(record);
+    await second.flush();
+    expect(readdirSync(dir).sort()).toEqual(records.slice(3).map((record) => `${record.id}.json`));
+  });
+
+  it("stores INPUT, OUTPUT and REQUEST payloads as *REDACTED* without touching the caller's record", async () => {
+    const { dir, store } = createStore({ storePayloads: false });
+    const record = runRecord();
+    const before = structuredClone(record);
+    store.write(record);
+    await store.flush();
+    expect(record).toEqual(before);
+    const stored = JSON.parse(readFileSync(join(dir, `${record.id}.json`), "utf8"));
+    expect(stored.items).toEqual([
+      expect.objectContaining({
+        kind: "INPUT",
+        data: expect.objectContaining({ method: "POST", payload: "*REDACTED*" }),
+      }),
+      expect.objectContaining({
+        request: { service_name: "n/a", payload: "*REDACTED*" },
+        response: { success: true, status: 201, payload: "*REDACTED*", messages: [] },
+      }),
+      expect.objectContaining({ kind: "DEBUG", data: { kept: true } }),
+      expect.objectContaining({ kind: "OUTPUT", data: { status: 201, headers: {}, payload: "*REDACTED*" } }),
+    ]);
+    expect(await store.read(record.id)).toEqual(stored);
+  });
+
+  it("ignores temp files, damaged files and files that are not records", async () => {
+    const { dir, store } = createStore();
+    const good = runRecord();
+    store.write(good);
+    await store.flush();
+    const damaged = createRunId(start + 500_000);
+    const foreign = createRunId(start + 600_000);
+    writeFileSync(join(dir, `${damaged}.json`), '{"id": "');
+    writeFileSync(join(dir, `${foreign}.json`), JSON.stringify({ id: "someone else" }));
+    writeFileSync(join(dir, `${good.id}.json.abc.tmp`), "{");
+    writeFileSync(join(dir, "notes.json"), JSON.stringify(good));
+    expect(await store.list()).toEqual([good]);
+    expect(await store.read(damaged)).toBeUndefined();
+    expect(await store.read(foreign)).toBeUndefined();
+  });
+
+  it("removes temp files older than a minute on the first write, and leaves newer ones", async () => {
+    const { dir, store } = createStore();
+    mkdirSync(dir);
+    const old = join(dir, "01ARZ3NDEKTSV4RRFFQ69G5FAV.json.0a0a0a.tmp");
+    const fresh = join(dir, "01ARZ3NDEKTSV4RRFFQ69G5FAV.json.0b0b0b.tmp");
+    writeFileSync(old, "{");
+    writeFileSync(fresh, "{");
+    const twoMinutesAgo = (Date.now() - 120_000) / 1000;
+    utimesSync(old, twoMinutesAgo, twoMinutesAgo);
+    store.write(runRecord());
+    await store.flush();
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  });
+
+  it("filters by integration, status and label, newest first, up to the limit", async () => {
+    const { store } = createStore();
+    const a = runRecord({ labels: ["vip"] });
+    const b = runRecord({ integration: "payments.create", status: "failure" });
+    const c = runRecord({ labels: ["vip", "eu"] });
+    for (const record of [a, b, c]) store.write(record);
+    await store.flush();
+    const ids = async (filter: Parameters<typeof store.list>[0]) =>
+      (await store.list(filter)).map((record) => record.id);
+    expect(await ids({})).toEqual([c.id, b.id, a.id]);
+    expect(await ids({ integration: "customers.create" })).toEqual([c.id, a.id]);
+    expect(await ids({ status: "failure" })).toEqual([b.id]);
+    expect(await ids({ label: "vip" })).toEqual([c.id, a.id]);
+    expect(await ids({ label: "eu", status: "success" })).toEqual([c.id]);
+    expect(await ids({ limit: 2 })).toEqual([c.id, b.id]);
+    expect(await ids({ integration: "nothing" })).toEqual([]);
+  });
+
+  it("never reads a path built from something that is not a run id", async () => {
+    const { dir, store } = createStore();
+    store.write(runRecord());
+    await store.flush();
+    // A record file just outside the history folder, reachable only through `..`.
+    writeFileSync(join(dir, "..", "x.json"), JSON.stringify(runRecord({ id: "../x" })));
+    expect(await store.read("../x")).toBeUndefined();
+    expect(await store.read("../../../../etc/passwd")).toBeUndefined();
+    expect(() => store.write(runRecord({ id: "../x" }))).toThrow(/not a run id/);
+  });
+
+  it("lists nothing when the folder does not exist yet", async () => {
+    const { store } = createStore();
+    expect(await store.list()).toEqual([]);
+  });
+
+  it("reports a history it cannot write from flush, naming the run", async () => {
+    const file = join(createTempDir({ "taken.txt": "a file, not a folder" }), "taken.txt");
+    const store = createHistoryStore({ dir: join(file, "history"), maxRuns: 10, storePayloads: true });
+    const record = runRecord();
+    store.write(record);
+    await expect(store.flush()).rejects.toMatchObject({
+      code: "HISTORY_UNWRITABLE",
+      message: expect.stringContaining(record.id),
+    });
+    await expect(store.flush()).resolves.toBeUndefined();
+  });
+
+  it("takes the history settings of the project file, with their defaults", () => {
+    expect(resolveHistoryOptions("/p")).toEqual({
+      dir: "/p/.bass/history",
+      maxRuns: 1000,
+      storePayloads: true,
+    });
+    expect(resolveHistoryOptions("/p", { dir: "runs", max_runs: 5, store_payloads: false })).toEqual({
+      dir: "/p/runs",
+      maxRuns: 5,
+      storePayloads: false,
+    });
+  });
+});
