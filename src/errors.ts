@@ -11,6 +11,7 @@ export type BassErrorCode =
   | "ADAPTER_UNAVAILABLE"
   | "CELL_ERROR"
   | "CELL_TIMEOUT"
+  | "MAPPING_FAILED"
   | "RUN_NOT_FOUND"
   | "PROJECT_INVALID"
   | "HISTORY_UNWRITABLE";

@@ -3,9 +3,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ColorSupportLevel } from "chalk";
 import { onTestFinished } from "vitest";
+import type { AdapterResolver } from "../src/adapters/adapter.js";
+import { echoAdapter } from "../src/adapters/echo.js";
+import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import type { Issue } from "../src/definition/issue.js";
 import { lintProject } from "../src/definition/lint/lint.js";
 import { loadProject } from "../src/definition/load.js";
+import { assertUsable } from "../src/definition/usable.js";
+import { compileIntegration } from "../src/engine/compile.js";
+import { type RunInput, type RunResult, runIntegration } from "../src/engine/run.js";
 
 /** A temporary folder holding `files` (path → text), removed when the test ends. */
 export function createTempDir(files: Record<string, string> = {}): string {
@@ -68,4 +74,38 @@ export async function runCli(
   };
   const code = await main(argv, { cwd: options.cwd, env: options.env ?? { NO_COLOR: "1" }, write });
   return { code, stdout, stderr };
+}
+
+export interface RunDefinitionOptions {
+  /** `--mock` answers by formula variable. */
+  mocks?: MockAnswers;
+  project?: string;
+  env?: Record<string, string>;
+  cellTimeoutMs?: number;
+  runTimeoutMs?: number;
+  adapters?: AdapterResolver;
+}
+
+/** Loads, validates (refusing error findings, as `bass run` does), compiles and runs one definition. */
+export async function runDefinition(
+  definition: string,
+  input: RunInput,
+  options: RunDefinitionOptions = {},
+): Promise<RunResult> {
+  const dir = createTempDir({
+    "bass.config.yaml": options.project ?? defaultProjectFile,
+    "integrations/a.yaml": definition,
+  });
+  const project = loadProject({ cwd: dir, env: options.env ?? {} });
+  assertUsable(lintProject(project), "the test definition");
+  const [loaded] = project.definitions;
+  if (!loaded) throw new Error("no definition loaded");
+  const mock = createMockAdapter(options.mocks ?? {}, "mocks");
+  return runIntegration(compileIntegration(loaded), input, {
+    adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),
+    trigger: "test",
+    cellTimeoutMs: options.cellTimeoutMs ?? 1000,
+    runTimeoutMs: options.runTimeoutMs ?? 30000,
+    secrets: [...project.config.secrets, ...loaded.secrets],
+  });
 }

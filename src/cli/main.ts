@@ -7,6 +7,14 @@ export interface MainOptions {
   cwd?: string;
   env?: Readonly<Record<string, string | undefined>>;
   write?: Writers;
+  /** Standard input, for `--input -`. */
+  readStdin?: () => Promise<string>;
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Runs the CLI and returns its exit code: the one place where errors become messages and exit codes. */
@@ -15,6 +23,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? process.env,
     write: options.write ?? processWriters,
+    readStdin: options.readStdin ?? readProcessStdin,
     exitCode: 0,
   };
   const stderr = context.write.stderr;

@@ -14,6 +14,7 @@ export interface ProgramContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   write: Writers;
+  readStdin: () => Promise<string>;
   /** Set by the command that ran: the process's exit code. */
   exitCode: number;
 }
@@ -71,6 +72,44 @@ export function createProgram(context: ProgramContext): Command {
       outputFor(options),
     );
   });
+
+  globals(
+    program
+      .command("run")
+      .description(
+        "run one integration against an input, with mocked or real systems; print its output and masked history",
+      )
+      .argument("<name>", "the integration's name, e.g. customers.create")
+      .requiredOption("--input <file>", "the request body as JSON, or - for standard input")
+      .option("--input-envelope", "the input file is { payload, method, path, params, headers }", false)
+      .option(
+        "--mock <file>",
+        "answer service requests from this file (YAML or JSON) instead of calling systems",
+      )
+      .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false),
+  ).action(
+    async (
+      name: string,
+      options: GlobalOptions & { input: string; inputEnvelope: boolean; mock?: string; json: boolean },
+    ) => {
+      const { runRun } = await import("./run.js");
+      const { input, inputEnvelope, mock, json, project } = options;
+      context.exitCode = await runRun(
+        name,
+        {
+          input,
+          inputEnvelope,
+          mock,
+          json,
+          project,
+          cwd: context.cwd,
+          env: context.env,
+          readStdin: context.readStdin,
+        },
+        outputFor(options),
+      );
+    },
+  );
 
   // `list` is the default, so `bass history --json` lists, and options after `show` are show's own.
   const history = program

@@ -45,10 +45,13 @@ function lookup(namespace: Namespace, name: string): unknown {
 /** Compiles a cell into a plain function: free names read the namespace, loops check the deadline. */
 export function compileCell(cell: CellRef, context: CompileCellContext): CompiledCell {
   const parsed = parseCell(cell.code);
-  const at = (line: number, column = 0) => context.locateInString(cell.path, line, column + (line === 1 ? (cell.offset ?? 0) : 0));
+  const at = (line: number, column = 0) =>
+    context.locateInString(cell.path, line, column + (line === 1 ? (cell.offset ?? 0) : 0));
   if (!parsed.ok) {
     const where = at(parsed.position.line, parsed.position.column);
-    throw new BassError("DEFINITION_INVALID", `${cell.label}: ${parsed.message}`, { position: { file: context.file, ...where } });
+    throw new BassError("DEFINITION_INVALID", `${cell.label}: ${parsed.message}`, {
+      position: { file: context.file, ...where },
+    });
   }
   const id = nextCellId++;
   const code = rewriteCell(cell.code, parsed.program, parsed.codeOffset, context.namespaceNames);
@@ -56,7 +59,11 @@ export function compileCell(cell: CellRef, context: CompileCellContext): Compile
     parsed.form === "expression"
       ? `"use strict";\nreturn (${code}\n);\n//# sourceURL=bass-cell-${id}`
       : `"use strict";\n${code}\n//# sourceURL=bass-cell-${id}`;
-  const compiled = new Function("__ns", "__get", "__tick", body) as (ns: Namespace, get: typeof lookup, tick: () => void) => unknown;
+  const compiled = new Function("__ns", "__get", "__tick", body) as (
+    ns: Namespace,
+    get: typeof lookup,
+    tick: () => void,
+  ) => unknown;
   const stackLine = new RegExp(`bass-cell-${id}:(\\d+):(\\d+)`);
 
   return {
@@ -87,12 +94,20 @@ function toCellError(
   // The function's first two lines are its header and the third the strict-mode directive.
   const match = error instanceof Error ? stackLine.exec(error.stack ?? "") : null;
   const line = match ? fileLine(Math.max(1, Number(match[1]) - 3)) : fileLine(1);
-  const message = timeout ? "the cell ran past its time limit" : error instanceof Error ? error.message : String(error);
-  return new BassError(timeout ? "CELL_TIMEOUT" : "CELL_ERROR", `${context.integration}: ${label}: ${message}`, {
-    position: { file: context.file, line, column: 1 },
-    cell: label,
-    cause: error,
-  });
+  const message = timeout
+    ? "the cell ran past its time limit"
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  return new BassError(
+    timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
+    `${context.integration}: ${label}: ${message}`,
+    {
+      position: { file: context.file, line, column: 1 },
+      cell: label,
+      cause: error,
+    },
+  );
 }
 
 interface Edit {
@@ -102,13 +117,21 @@ interface Edit {
 }
 
 /** The cell's code with free names read from the namespace and a deadline check at the top of every loop. */
-function rewriteCell(code: string, program: Node, offset: number, namespaceNames: ReadonlySet<string>): string {
+function rewriteCell(
+  code: string,
+  program: Node,
+  offset: number,
+  namespaceNames: ReadonlySet<string>,
+): string {
   const declared = declaredNames(program);
   const edits: Edit[] = [];
   const access = (name: string, safe: boolean) =>
-    namespaceNames.has(name) || safe ? `__ns[${JSON.stringify(name)}]` : `__get(__ns, ${JSON.stringify(name)})`;
+    namespaceNames.has(name) || safe
+      ? `__ns[${JSON.stringify(name)}]`
+      : `__get(__ns, ${JSON.stringify(name)})`;
   const isFree = (name: string) => !declared.has(name) && !cellGlobals.has(name);
-  const replace = (node: Node, text: string) => edits.push({ start: node.start - offset, end: node.end - offset, text });
+  const replace = (node: Node, text: string) =>
+    edits.push({ start: node.start - offset, end: node.end - offset, text });
 
   ancestor(program, {
     Identifier(node, _state, ancestors) {
@@ -123,21 +146,25 @@ function rewriteCell(code: string, program: Node, offset: number, namespaceNames
     // Assignment targets arrive here too; a namespace name assigned to (`output = {…}`) is written there.
     ...({
       VariablePattern(node: Identifier) {
-        if (isFree(node.name) && namespaceNames.has(node.name)) replace(node, `__ns[${JSON.stringify(node.name)}]`);
+        if (isFree(node.name) && namespaceNames.has(node.name))
+          replace(node, `__ns[${JSON.stringify(node.name)}]`);
       },
     } as object),
     ...Object.fromEntries(
-      ["ForStatement", "ForInStatement", "ForOfStatement", "WhileStatement", "DoWhileStatement"].map((type) => [
-        type,
-        (node: Node & { body: Node }) => {
-          const body = node.body;
-          if (body.type === "BlockStatement") edits.push({ start: body.start - offset + 1, end: body.start - offset + 1, text: "__tick();" });
-          else {
-            edits.push({ start: body.start - offset, end: body.start - offset, text: "{__tick();" });
-            edits.push({ start: body.end - offset, end: body.end - offset, text: "}" });
-          }
-        },
-      ]),
+      ["ForStatement", "ForInStatement", "ForOfStatement", "WhileStatement", "DoWhileStatement"].map(
+        (type) => [
+          type,
+          (node: Node & { body: Node }) => {
+            const body = node.body;
+            if (body.type === "BlockStatement")
+              edits.push({ start: body.start - offset + 1, end: body.start - offset + 1, text: "__tick();" });
+            else {
+              edits.push({ start: body.start - offset, end: body.start - offset, text: "{__tick();" });
+              edits.push({ start: body.end - offset, end: body.end - offset, text: "}" });
+            }
+          },
+        ],
+      ),
     ),
   });
 
@@ -157,7 +184,8 @@ function declaredNames(program: Node): Set<string> {
         names.add(pattern.name);
         break;
       case "ObjectPattern":
-        for (const property of pattern.properties) addPattern(property.type === "RestElement" ? property.argument : property.value);
+        for (const property of pattern.properties)
+          addPattern(property.type === "RestElement" ? property.argument : property.value);
         break;
       case "ArrayPattern":
         for (const element of pattern.elements) addPattern(element);

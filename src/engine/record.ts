@@ -1,4 +1,5 @@
 /** The run history record of SPEC §5: one per run, masked before anything reads it. */
+import type { AdapterResponse } from "../adapters/adapter.js";
 
 export type RunStatus = "success" | "failure" | "running";
 export type RunTrigger = "cli" | "http" | "test";
@@ -22,14 +23,6 @@ export interface OutputData {
   status: number;
   headers: Record<string, string>;
   payload: unknown;
-}
-
-export interface AdapterResponse {
-  success: boolean;
-  /** The adapter's status code where it has one (HTTP status for `http`). */
-  status?: number | undefined;
-  payload: unknown;
-  messages: string[];
 }
 
 export interface RunError {

@@ -1,0 +1,29 @@
+/** The prepared request an adapter executes (SPEC §8): the service name and the payload the mappings built. */
+export interface AdapterRequest {
+  service_name: string;
+  payload: unknown;
+}
+
+/** What an adapter answers; `success: false` fails the service call. */
+export interface AdapterResponse {
+  success: boolean;
+  /** The adapter's status code where it has one (the HTTP status for `http`). */
+  status?: number | undefined;
+  payload: unknown;
+  messages: string[];
+}
+
+/** Which call an execution is, for adapters that answer by call (mocks, replay) and for time-outs. */
+export interface AdapterCallContext {
+  system: string;
+  formulaVariable: string;
+  sridx: number | null;
+  signal: AbortSignal;
+}
+
+export interface Adapter {
+  execute(request: AdapterRequest, context: AdapterCallContext): Promise<AdapterResponse>;
+}
+
+/** Finds the adapter of a system; the engine asks once per service call. */
+export type AdapterResolver = (system: string) => Adapter;

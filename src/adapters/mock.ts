@@ -1,0 +1,61 @@
+import type { Adapter, AdapterResponse } from "./adapter.js";
+
+/** One answer of a `--mock` file: what the adapter would have said. */
+export interface MockAnswer {
+  success: boolean;
+  status?: number;
+  payload?: unknown;
+  messages?: string[];
+}
+
+/** Answers by formula variable; a list answers a `call_for_each` service request by `sridx` (SPEC §6). */
+export type MockAnswers = Readonly<Record<string, MockAnswer | readonly (MockAnswer | null)[]>>;
+
+/** An adapter that answers from `--mock` answers instead of calling systems. */
+export function createMockAdapter(answers: MockAnswers, source: string): Adapter {
+  return {
+    async execute(_request, { formulaVariable, sridx }): Promise<AdapterResponse> {
+      const entry = Object.hasOwn(answers, formulaVariable) ? answers[formulaVariable] : undefined;
+      const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
+      if (!answer) {
+        const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
+        throw new Error(`${source} has no answer for service request "${which}"`);
+      }
+      return {
+        success: answer.success,
+        status: answer.status,
+        payload: structuredClone(answer.payload ?? null),
+        messages: [...(answer.messages ?? [])],
+      };
+    },
+  };
+}
+
+/** Checks the shape of a parsed mock file; says what is wrong, or undefined when it is usable. */
+export function checkMockAnswers(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return "a mock file is a map from formula variable to { success, status?, payload, messages? }";
+  }
+  for (const [name, entry] of Object.entries(value)) {
+    for (const [index, answer] of (Array.isArray(entry) ? entry : [entry]).entries()) {
+      if (Array.isArray(entry) && answer === null) continue;
+      const where = Array.isArray(entry) ? `${name}[${index}]` : name;
+      if (
+        answer === null ||
+        typeof answer !== "object" ||
+        typeof (answer as MockAnswer).success !== "boolean"
+      ) {
+        return `${where} needs success: true or false`;
+      }
+      const { status, messages } = answer as MockAnswer;
+      if (status !== undefined && !Number.isInteger(status)) return `${where}.status must be a whole number`;
+      if (
+        messages !== undefined &&
+        !(Array.isArray(messages) && messages.every((m) => typeof m === "string"))
+      ) {
+        return `${where}.messages must be a list of strings`;
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,59 @@
+import { isBassError } from "../errors.js";
+import type { OutputData } from "./record.js";
+import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
+
+/** The default failure output of SPEC §12, by why the run failed. */
+const defaults: Record<FailureKind, { status: number; code: string; message: string }> = {
+  validation: { status: 422, code: "validation_failed", message: "the request did not pass validation" },
+  service: {
+    status: 502,
+    code: "service_request_failed",
+    message: "a connected system did not answer successfully",
+  },
+  timeout: { status: 504, code: "timeout", message: "the run ran out of time" },
+  error: { status: 500, code: "internal_error", message: "the integration failed" },
+};
+
+/**
+ * Puts the run in failure. On the way in (not through `end()`), the output becomes the §12 default, which
+ * on_failure_hook may then overwrite.
+ */
+export function enterFailure(state: RunState, kind: FailureKind, details: readonly string[]): void {
+  if (state.failure) return;
+  state.failure = kind;
+  if (state.ended) return;
+  const output = currentOutput(state);
+  const fallback = defaultFailureOutput(kind, details, state.id);
+  output.status = fallback.status;
+  output.payload = fallback.payload;
+}
+
+/** The §12 default output for a failure: `{ error: { code, message, run_id, details } }`. */
+export function defaultFailureOutput(
+  kind: FailureKind,
+  details: readonly string[],
+  runId: string,
+): OutputData {
+  const { status, code, message } = defaults[kind];
+  return { status, headers: {}, payload: { error: { code, message, run_id: runId, details: [...details] } } };
+}
+
+/** Records a thrown error as a FAILURE item and says which kind of failure it is. */
+export function recordError(state: RunState, error: unknown): FailureKind {
+  const kind: FailureKind = isBassError(error) && error.code === "CELL_TIMEOUT" ? "timeout" : "error";
+  const message = error instanceof Error ? error.message : String(error);
+  const cell = isBassError(error) ? error.cell : undefined;
+  const line = isBassError(error) ? error.position?.line : undefined;
+  const code = isBassError(error) ? error.code.toLowerCase() : "cell_error";
+  addItem(state, {
+    kind: "FAILURE",
+    error: { code, message, ...(cell ? { cell } : {}), ...(line ? { line } : {}) },
+  });
+  return kind;
+}
+
+/** Records a thrown error and puts the run in failure (SPEC §4.4: a cell error outside a service call). */
+export function failOnError(state: RunState, error: unknown): void {
+  const kind = recordError(state, error);
+  enterFailure(state, kind, [error instanceof Error ? error.message : String(error)]);
+}

@@ -1,0 +1,86 @@
+import { loopVariables } from "../definition/cells.js";
+import type { Namespace } from "./cell.js";
+import { setOwn } from "./paths.js";
+import type { InputData, OutputData } from "./record.js";
+import { addItem, type RunState } from "./run-state.js";
+import { snapshot } from "./snapshot.js";
+
+/** The special functions of SPEC §4.3, in every cell's namespace. */
+export const specialFunctionNames = [
+  "end",
+  "map_value",
+  "historize",
+  "debug",
+  "console",
+  "keep",
+  "add_run_label",
+  "bytes",
+] as const;
+
+interface EndOptions {
+  state?: "success" | "failure";
+  payload?: unknown;
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/** The namespace of one run: input, output, each formula variable (null), loop variables and special functions. */
+export function createNamespace(state: RunState, input: InputData, output: OutputData): Namespace {
+  const namespace: Namespace = Object.create(null);
+  const reserved = new Set<string>(["input", "output", ...specialFunctionNames, ...loopVariables]);
+  namespace.input = input;
+  namespace.output = output;
+  for (const request of state.integration.serviceRequests) {
+    namespace[request.formulaVariable] = null;
+    reserved.add(request.formulaVariable);
+  }
+  for (const name of loopVariables) namespace[name] = undefined;
+
+  const log =
+    (level: "info" | "warn" | "error") =>
+    (...args: unknown[]) =>
+      void addItem(state, { kind: "LOG", level, data: snapshot(args.length === 1 ? args[0] : args) });
+  const historize = (value: unknown, label?: unknown) =>
+    void addItem(state, {
+      kind: "DEBUG",
+      ...(label === undefined ? {} : { label: String(label) }),
+      data: snapshot(value),
+    });
+
+  Object.assign(namespace, {
+    end(options: EndOptions = {}) {
+      const current = namespace.output as OutputData;
+      if (options.payload !== undefined) current.payload = options.payload;
+      if (options.status !== undefined) current.status = options.status;
+      if (options.headers !== undefined) current.headers = options.headers;
+      const failed = options.state ? options.state === "failure" : current.status >= 400;
+      state.failure = failed ? (state.failure ?? "error") : undefined;
+      state.ended = true;
+    },
+    map_value(setName: unknown, value: unknown) {
+      const mapper = state.integration.valueMappers.get(String(setName));
+      if (!mapper)
+        throw new Error(`map_value: no value mapping set "${String(setName)}" in ${state.integration.name}`);
+      return mapper(value);
+    },
+    historize,
+    debug: historize,
+    console: Object.freeze({ log: log("info"), info: log("info"), warn: log("warn"), error: log("error") }),
+    keep(values: unknown) {
+      if (values === null || typeof values !== "object")
+        throw new TypeError("keep expects an object of names and values");
+      for (const [name, value] of Object.entries(values)) {
+        if (reserved.has(name)) throw new Error(`keep cannot replace "${name}"`);
+        setOwn(namespace, name, value);
+      }
+    },
+    add_run_label(label: unknown) {
+      const text = String(label);
+      if (!state.labels.includes(text)) state.labels.push(text);
+    },
+    bytes(text: unknown, encoding: BufferEncoding = "utf8") {
+      return Buffer.from(String(text), encoding);
+    },
+  });
+  return namespace;
+}

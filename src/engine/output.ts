@@ -1,0 +1,46 @@
+import { defaultFailureOutput } from "./failure.js";
+import type { OutputData } from "./record.js";
+import { addItem, currentOutput, type RunState } from "./run-state.js";
+import { bytesPreview, snapshot } from "./snapshot.js";
+
+/**
+ * Checks the output as SPEC §4.10 says: with a Content-Type the payload must be a byte string. A bad output
+ * fails the run and becomes the §12 default (500), without the Content-Type.
+ */
+export function checkOutput(state: RunState): OutputData {
+  const output = currentOutput(state);
+  const problem = outputProblem(output);
+  if (!problem) return output;
+  addItem(state, { kind: "FAILURE", error: { code: "output_invalid", message: problem } });
+  state.failure = "error";
+  const fallback = defaultFailureOutput("error", [problem], state.id);
+  const headers = isPlainObject(output?.headers) ? output.headers : {};
+  fallback.headers = Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-type"),
+  );
+  state.namespace.output = fallback;
+  return fallback;
+}
+
+function outputProblem(output: unknown): string | undefined {
+  if (!isPlainObject(output)) return "output must be an object { status, headers, payload }";
+  const { status, headers, payload } = output as Partial<OutputData>;
+  if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
+    return "output.status must be an HTTP status code (100 to 599)";
+  if (!isPlainObject(headers)) return "output.headers must be an object";
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+  if (hasContentType && !(payload instanceof Uint8Array))
+    return "output.payload must be a byte string when Content-Type is set";
+  return undefined;
+}
+
+/** The output as history records it: byte strings as `{ bytes, preview }`. */
+export function recordedOutput(output: OutputData): OutputData {
+  const payload =
+    output.payload instanceof Uint8Array ? bytesPreview(output.payload) : snapshot(output.payload);
+  return { status: output.status, headers: snapshot(output.headers) as Record<string, string>, payload };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,76 @@
+import type { CompiledCell, Namespace } from "./cell.js";
+import type { CompiledIntegration } from "./compile.js";
+import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
+
+/** Why a run is in failure; it picks the default failure output of SPEC §12. */
+export type FailureKind = "validation" | "service" | "timeout" | "error";
+
+/** Everything one run changes as it goes; the pipeline steps share it. */
+export interface RunState {
+  id: string;
+  integration: CompiledIntegration;
+  trigger: RunTrigger;
+  startedAt: Date;
+  namespace: Namespace;
+  items: Item[];
+  labels: string[];
+  failure: FailureKind | undefined;
+  /** Set by `end()`: no further service request, rule or state hook runs; finally_hook still does. */
+  ended: boolean;
+  /** Original values that masks replaced, masked by value wherever they appear in the record. */
+  maskedValues: Set<string>;
+  cellTimeoutMs: number;
+  /** performance.now() time at which the whole run times out. */
+  runDeadline: number;
+  clock: () => Date;
+}
+
+/** Thrown after a cell that called `end()` returns: it unwinds the pipeline to finally_hook. */
+export class RunEnded extends Error {
+  override readonly name = "RunEnded";
+}
+
+type NewItem = Item extends infer T ? (T extends Item ? Omit<T, "seq" | "at"> : never) : never;
+
+/** Appends an item to the run history, numbered in order. */
+export function addItem(state: RunState, item: NewItem): Item {
+  const full = { seq: state.items.length + 1, at: state.clock().toISOString(), ...item } as Item;
+  state.items.push(full);
+  return full;
+}
+
+/** Runs a cell within the cell and run time limits; after a cell that called `end()`, throws RunEnded. */
+export function callCell(state: RunState, cell: CompiledCell): unknown {
+  const deadline = Math.min(performance.now() + state.cellTimeoutMs, state.runDeadline);
+  const wasEnded = state.ended;
+  const value = cell.run(state.namespace, deadline);
+  if (state.ended && !wasEnded) throw new RunEnded();
+  return value;
+}
+
+/** Runs an optional cell; undefined when there is none. */
+export function callOptional(state: RunState, cell: CompiledCell | undefined): unknown {
+  return cell ? callCell(state, cell) : undefined;
+}
+
+/** Binds loop variables for the duration of `work`, then unbinds them (SPEC §4.2 scopes). */
+export function withBindings<T>(state: RunState, bindings: Record<string, unknown>, work: () => T): T {
+  const namespace = state.namespace;
+  const saved = Object.keys(bindings).map((name) => [name, namespace[name]] as const);
+  Object.assign(namespace, bindings);
+  try {
+    return work();
+  } finally {
+    for (const [name, value] of saved) namespace[name] = value;
+  }
+}
+
+/** The live output object, as the cells left it. */
+export function currentOutput(state: RunState): OutputData {
+  return state.namespace.output as OutputData;
+}
+
+/** The live input object. */
+export function currentInput(state: RunState): InputData {
+  return state.namespace.input as InputData;
+}

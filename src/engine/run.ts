@@ -1,0 +1,212 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { BassError } from "../errors.js";
+import type { CompiledIntegration } from "./compile.js";
+import { enterFailure, failOnError } from "./failure.js";
+import { applyMasks, createScrubber } from "./masks.js";
+import { createNamespace } from "./namespace.js";
+import { checkOutput, recordedOutput } from "./output.js";
+import { setOwn } from "./paths.js";
+import type { InputData, Item, OutputData, RunRecord, RunTrigger } from "./record.js";
+import { createRunId } from "./run-id.js";
+import { addItem, callOptional, currentInput, RunEnded, type RunState } from "./run-state.js";
+import { runServiceRequests } from "./service-requests.js";
+import { snapshot } from "./snapshot.js";
+import { runRules } from "./validation.js";
+
+/** What comes in: the request body and, where there is one, the rest of the HTTP request. */
+export interface RunInput {
+  payload: unknown;
+  method?: string | undefined;
+  path?: Record<string, string> | undefined;
+  params?: Record<string, unknown> | undefined;
+  headers?: Record<string, string> | undefined;
+  fullpath?: string | undefined;
+}
+
+export interface RunOptions {
+  adapters: AdapterResolver;
+  trigger: RunTrigger;
+  cellTimeoutMs: number;
+  /** The project's run time limit; a definition's own `timeout_ms` wins. */
+  runTimeoutMs: number;
+  /** Values from the environment: masked by value in the record. */
+  secrets: readonly string[];
+  clock?: () => Date;
+}
+
+export interface RunResult {
+  runId: string;
+  status: "success" | "failure";
+  /** The live output, as the run left it: what serve sends. */
+  output: OutputData;
+  /** The masked run history record. */
+  record: RunRecord;
+}
+
+/** Runs one integration to its end (SPEC §4.4). */
+export async function runIntegration(
+  integration: CompiledIntegration,
+  input: RunInput,
+  options: RunOptions,
+): Promise<RunResult> {
+  return startIntegration(integration, input, options).completion;
+}
+
+export interface StartedRun {
+  runId: string;
+  /** The record as it stands at the start (status `running`), for async runs (SPEC §4.9). */
+  started: RunRecord;
+  completion: Promise<RunResult>;
+}
+
+/** Starts a run and returns at once; `completion` settles when the run has ended. */
+export function startIntegration(
+  integration: CompiledIntegration,
+  input: RunInput,
+  options: RunOptions,
+): StartedRun {
+  if (integration.definition.active === false) {
+    throw new BassError(
+      "INTEGRATION_INACTIVE",
+      `integration ${integration.name} is not active (active: false in ${integration.file})`,
+    );
+  }
+  const clock = options.clock ?? (() => new Date());
+  const runTimeoutMs = integration.definition.timeout_ms ?? options.runTimeoutMs;
+  const state: RunState = {
+    id: createRunId(),
+    integration,
+    trigger: options.trigger,
+    startedAt: clock(),
+    namespace: Object.create(null),
+    items: [],
+    labels: [],
+    failure: undefined,
+    ended: false,
+    maskedValues: new Set(),
+    cellTimeoutMs: options.cellTimeoutMs,
+    runDeadline: performance.now() + runTimeoutMs,
+    clock,
+  };
+  const inputData = buildInput(integration, input);
+  const output: OutputData = {
+    status: 200,
+    headers: {},
+    payload: `Integration ${integration.name} completed successfully`,
+  };
+  state.namespace = createNamespace(state, inputData, output);
+  const inputItem = addItem(state, { kind: "INPUT", data: snapshot(inputData) as InputData }) as Extract<
+    Item,
+    { kind: "INPUT" }
+  >;
+  const scrub = () => createScrubber([...state.maskedValues, ...options.secrets]);
+  const started = scrub()(buildRecord(state, "running", clock));
+  const completion = runSteps(state, inputItem, options, runTimeoutMs).then(() => {
+    const final = checkOutput(state);
+    addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
+    const status = state.failure ? "failure" : "success";
+    return {
+      runId: state.id,
+      status,
+      output: final,
+      record: scrub()(buildRecord(state, status, clock)),
+    } as RunResult;
+  });
+  return { runId: state.id, started, completion };
+}
+
+/** Steps 2 to 7 of SPEC §4.4. */
+async function runSteps(
+  state: RunState,
+  inputItem: Extract<Item, { kind: "INPUT" }>,
+  options: RunOptions,
+  runTimeoutMs: number,
+): Promise<void> {
+  const { hooks } = state.integration;
+  const steps: (() => unknown)[] = [
+    () => callOptional(state, hooks.before_hook),
+    () => {
+      // The INPUT item keeps the payload as received; the payload after before_hook is masked too, so that
+      // what a hook copied elsewhere is masked by value (SPEC §4.8).
+      applyMasks(state, state.integration.inputMasks, inputItem.data.payload);
+      const short = applyMasks(state, state.integration.inputMasks, snapshot(currentInput(state).payload));
+      if (short.length)
+        enterFailure(
+          state,
+          "error",
+          short.map((mask) => `mask ${mask.label} was applied fewer times than it must be`),
+        );
+    },
+    () => {
+      const outcome = runRules(state, state.integration.inputRules);
+      if (outcome.aborted) enterFailure(state, "validation", outcome.messages);
+    },
+    () => runServiceRequests(state, options.adapters),
+  ];
+  try {
+    for (const step of steps) {
+      if (state.failure) break;
+      if (performance.now() > state.runDeadline) {
+        addItem(state, {
+          kind: "FAILURE",
+          error: { code: "run_timeout", message: `the run ran past its time limit of ${runTimeoutMs} ms` },
+        });
+        enterFailure(state, "timeout", [`the run ran past its time limit of ${runTimeoutMs} ms`]);
+        break;
+      }
+      try {
+        await step();
+      } catch (error) {
+        if (error instanceof RunEnded) throw error;
+        failOnError(state, error);
+      }
+    }
+    // The state hooks and finally_hook may always shape the answer: only the cell limit applies to them.
+    state.runDeadline = Number.POSITIVE_INFINITY;
+    try {
+      callOptional(state, state.failure ? hooks.on_failure_hook : hooks.on_success_hook);
+    } catch (error) {
+      if (error instanceof RunEnded) throw error;
+      failOnError(state, error);
+    }
+  } catch (error) {
+    if (!(error instanceof RunEnded)) throw error;
+  }
+  state.runDeadline = Number.POSITIVE_INFINITY;
+  try {
+    callOptional(state, hooks.finally_hook);
+  } catch (error) {
+    if (!(error instanceof RunEnded)) failOnError(state, error);
+  }
+}
+
+function buildInput(integration: CompiledIntegration, input: RunInput): InputData {
+  const endpoint = integration.definition.endpoints?.[0];
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  return {
+    payload: input.payload ?? {},
+    method: (input.method ?? endpoint?.method ?? "POST").toUpperCase(),
+    path: { ...input.path },
+    params: { ...input.params },
+    headers,
+    fullpath: input.fullpath ?? endpoint?.path ?? "/",
+  };
+}
+
+function buildRecord(state: RunState, status: RunRecord["status"], clock: () => Date): RunRecord {
+  const ended = status === "running" ? null : clock();
+  return {
+    id: state.id,
+    integration: state.integration.name,
+    status,
+    trigger: state.trigger,
+    started_at: state.startedAt.toISOString(),
+    ended_at: ended?.toISOString() ?? null,
+    duration_ms: ended ? ended.getTime() - state.startedAt.getTime() : null,
+    labels: [...state.labels],
+    async: state.integration.definition.run_async === true,
+    items: state.items,
+  };
+}

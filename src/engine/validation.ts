@@ -1,0 +1,52 @@
+import type { CompiledRule } from "./compile.js";
+import { addItem, callCell, callOptional, type RunState, withBindings } from "./run-state.js";
+
+export interface RulesOutcome {
+  /** A rule with `abort_on_failure` failed: the caller's step fails. */
+  aborted: boolean;
+  /** The message of every failure, for the default failure output's details. */
+  messages: string[];
+}
+
+/**
+ * Runs validation rules in order (SPEC §4.4 step 4, §4.6): all of them run, each failure adds a
+ * VALIDATION_FAILURE item. `bindings` are the loop variables of the service call they belong to.
+ */
+export function runRules(
+  state: RunState,
+  rules: readonly CompiledRule[],
+  bindings: Record<string, unknown> = {},
+): RulesOutcome {
+  const outcome: RulesOutcome = { aborted: false, messages: [] };
+  withBindings(state, bindings, () => {
+    for (const rule of rules) {
+      const items = rule.applyToEach
+        ? [...toIterable(callCell(state, rule.applyToEach), rule.label)]
+        : [undefined];
+      items.forEach((item, index) => {
+        const vridx = rule.applyToEach ? index : null;
+        withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () => {
+          if (rule.applyIf && !callCell(state, rule.applyIf)) return;
+          state.namespace._ = callCell(state, rule.field);
+          if (callCell(state, rule.rule)) {
+            callOptional(state, rule.passHook);
+            return;
+          }
+          addItem(state, { kind: "VALIDATION_FAILURE", label: rule.label, message: rule.message, vridx });
+          outcome.messages.push(rule.message);
+          if (rule.abortOnFailure) outcome.aborted = true;
+          state.namespace.vrmsg = rule.message;
+          callOptional(state, rule.failHook);
+        });
+      });
+    }
+  });
+  return outcome;
+}
+
+/** The value of an `apply_to_each` / `call_for_each` / `include_for_each` cell, which must be iterable. */
+export function toIterable(value: unknown, what: string): Iterable<unknown> {
+  if (value === null || value === undefined) return [];
+  if (typeof value === "object" && Symbol.iterator in value) return value as Iterable<unknown>;
+  throw new TypeError(`${what}: expected a list to iterate, got ${typeof value}`);
+}
