@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, type Stats, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 export const projectFileName = "bass.config.yaml";
@@ -33,21 +33,43 @@ export function listDefinitionFiles(
 }
 
 function listPath(path: string): string[] {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return walk(path).filter(isDefinitionFile);
+  const stats = statOrUndefined(path);
+  if (stats?.isDirectory()) return walk(path).filter(isDefinitionFile);
+  return stats?.isFile() && isDefinitionFile(path) ? [path] : [];
 }
 
+/**
+ * Every file under `dir`, skipping dot-folders and node_modules. Links to folders are not followed (a
+ * link back up would loop), and a link counts only when it ends at a regular file; a folder that cannot
+ * be read is left out like a dangling link, so that listing files never fails.
+ */
 function walk(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((entry) => !entry.split(sep).some((part) => part === "node_modules" || part.startsWith(".")))
-    .map((entry) => join(dir, entry))
-    .filter((file) => statSync(file).isFile());
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return walk(path);
+    if (entry.isFile()) return [path];
+    return entry.isSymbolicLink() && statOrUndefined(path)?.isFile() ? [path] : [];
+  });
+}
+
+/** What a path leads to, or undefined when that cannot be known (missing, a link loop, no permission). */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function matchGlob(baseDir: string, pattern: string): string[] {
   const root = resolve(baseDir, pattern.slice(0, pattern.search(/[*?]/)).replace(/[^/]*$/, ""));
-  if (!existsSync(root)) return [];
   const matcher = globToRegExp(relative(root, resolve(baseDir, pattern)).split(sep).join("/"));
   return walk(root).filter(
     (file) => isDefinitionFile(file) && matcher.test(relative(root, file).split(sep).join("/")),

@@ -1,3 +1,5 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
@@ -79,6 +81,18 @@ describe("bass validate", () => {
     const result = await runCli(argv, { cwd: brokenProject() });
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
+  });
+
+  it("walks past dangling, looping and folder links in the integrations folder", async () => {
+    const dir = createTempDir({ "bass.config.yaml": defaultProjectFile, "integrations/a.yaml": "name: a\n" });
+    symlinkSync("nowhere.yaml", join(dir, "integrations/x.yaml"));
+    symlinkSync("self.yaml", join(dir, "integrations/self.yaml"));
+    symlinkSync("../integrations", join(dir, "integrations/sub"));
+    for (const argv of [["validate"], ["validate", "integrations"]]) {
+      const result = await runCli(argv, { cwd: dir });
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+      expect(result.stdout).toMatch(/checked, no problems/);
+    }
   });
 
   it("exits 2 when there is no project file", async () => {

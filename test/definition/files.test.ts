@@ -1,3 +1,4 @@
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findProjectFile, globToRegExp, listDefinitionFiles } from "../../src/definition/files.js";
@@ -50,6 +51,37 @@ describe("listDefinitionFiles", () => {
     expect(listDefinitionFiles(dir, patterns)).toEqual({
       files: files.map((file) => join(dir, file)),
       unmatched,
+    });
+  });
+});
+
+describe("listDefinitionFiles and links", () => {
+  function linkedTree(): string {
+    const dir = createTempDir({ "integrations/a.yaml": "", "elsewhere/b.yaml": "", "README.md": "" });
+    symlinkSync("nowhere.yaml", join(dir, "integrations/dangling.yaml"));
+    symlinkSync("loop.yaml", join(dir, "integrations/loop.yaml"));
+    symlinkSync("../integrations", join(dir, "integrations/sub"));
+    symlinkSync("../elsewhere", join(dir, "integrations/other"));
+    symlinkSync("../elsewhere/b.yaml", join(dir, "integrations/b.yaml"));
+    return dir;
+  }
+
+  it.each([["integrations"], ["integrations/**/*.yaml"]])(
+    "lists %s without following links to folders, keeping only links that end at a file",
+    (pattern) => {
+      const dir = linkedTree();
+      expect(listDefinitionFiles(dir, [pattern])).toEqual({
+        files: [join(dir, "integrations/a.yaml"), join(dir, "integrations/b.yaml")],
+        unmatched: [],
+      });
+    },
+  );
+
+  it("lists no explicit file that is not a definition", () => {
+    const dir = linkedTree();
+    expect(listDefinitionFiles(dir, ["README.md", "integrations/dangling.yaml"])).toEqual({
+      files: [],
+      unmatched: ["README.md", "integrations/dangling.yaml"],
     });
   });
 });
