@@ -1,4 +1,5 @@
 import { parseFieldPath } from "./field-path.js";
+import { objectItems } from "./object-items.js";
 import { type Definition, integrationHooks, serviceRequestHooks } from "./types.js";
 import { formatPath, type ValuePath } from "./yaml-source.js";
 
@@ -48,27 +49,27 @@ export function listCells(definition: Definition): CellRef[] {
 
   for (const hook of integrationHooks) add([hook], definition[hook], []);
 
-  definition.masks?.forEach((mask, index) => {
+  for (const [mask, index] of objectItems(definition.masks)) {
     add(["masks", index, "apply_if"], mask.apply_if, [
       ...maskLoop,
       ...callBindings(mask.type, mask.service_request),
     ]);
-  });
+  }
 
-  definition.validation_rules?.forEach((rule, index) => {
+  for (const [rule, index] of objectItems(definition.validation_rules)) {
     const outer = callBindings(rule.type, rule.service_request);
     for (const key of ["field", "rule", "apply_if", "pass_hook", "fail_hook"] as const) {
       add(["validation_rules", index, key], rule[key], [...ruleLoop, ...outer]);
     }
     add(["validation_rules", index, "apply_to_each"], rule.apply_to_each, outer);
-  });
+  }
 
-  definition.service_requests?.forEach((request, index) => {
+  for (const [request, index] of objectItems(definition.service_requests)) {
     const base = ["service_requests", index] as const;
     add([...base, "call_for_each"], request.call_for_each, []);
     add([...base, "call_if"], request.call_if, serviceRequestLoop);
     for (const hook of serviceRequestHooks) add([...base, hook], request[hook], serviceRequestLoop);
-    request.field_mappings?.forEach((mapping, mappingIndex) => {
+    for (const [mapping, mappingIndex] of objectItems(request.field_mappings)) {
       const at = [...base, "field_mappings", mappingIndex] as const;
       const inner = [...fieldLoop, ...serviceRequestLoop];
       add([...at, "include_for_each"], mapping.include_for_each, serviceRequestLoop);
@@ -86,7 +87,7 @@ export function listCells(definition: Definition): CellRef[] {
           });
         }
       }
-    });
-  });
+    }
+  }
   return cells;
 }

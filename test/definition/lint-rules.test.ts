@@ -248,3 +248,40 @@ describe("lint rules", () => {
     expect(Object.keys(rules).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
   });
 });
+
+describe("lint rules on a malformed definition", () => {
+  const rulesOf = (definition: string) => new Set(lintDefinition(definition).map((issue) => issue.rule));
+
+  it.each([
+    ["a null item", "  - null\n"],
+    ["a string item", "  - core\n"],
+    [
+      "a mapping without field",
+      "  - formula_variable: t\n    system: transform\n    field_mappings: [{ literal: 1 }, 7]\n",
+    ],
+    ["masks that are a string", "masks: everything\n"],
+  ])("keeps the findings of the other items next to %s", (_, extra) => {
+    const definition = `name: a
+service_requests:
+  - formula_variable: core
+    system: core
+    field_mappings:
+      - { field: headers.Authorization, literal: Bearer s3cr3t-literal }
+  - formula_variable: c
+    system: crm
+${extra}`;
+    for (const rule of ["secret-literal", "unknown-system", "http-mapping-required"])
+      expect(rulesOf(definition)).toContain(rule);
+  });
+
+  it("does not take a merge key for a system name", () => {
+    const definition = `name: a
+service_requests:
+  - formula_variable: t
+    <<: { system: transform }
+`;
+    const messages = lintDefinition(definition).map((issue) => issue.message);
+    expect(messages.join("\n")).not.toMatch(/undefined/);
+    expect(messages).toContainEqual(expect.stringMatching(/unknown key "<<"/));
+  });
+});

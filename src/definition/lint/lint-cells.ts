@@ -3,6 +3,7 @@ import { simple } from "acorn-walk";
 import { parseCell } from "../cell-syntax.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
+import { objectItems } from "../object-items.js";
 import type { Report } from "./report.js";
 
 /** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
@@ -35,9 +36,9 @@ interface CellFacts {
 export function lintCells(loaded: LoadedDefinition, report: Report): void {
   const definition = loaded.value;
   const formulaVariables = new Set(
-    (definition.service_requests ?? []).map((request) => request.formula_variable),
+    objectItems(definition.service_requests).map(([request]) => request.formula_variable),
   );
-  const setNames = new Set((definition.value_mapping_sets ?? []).map((set) => set.name));
+  const setNames = new Set(objectItems(definition.value_mapping_sets).map(([set]) => set.name));
   const parsed = listCells(definition).map((cell) => ({ cell, result: parseCell(cell.code) }));
 
   const kept = new Set<string>();

@@ -1,5 +1,6 @@
 import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
+import { objectItems } from "../object-items.js";
 import type { SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";
 import type { Report } from "./report.js";
@@ -12,12 +13,13 @@ export interface ReferenceContext {
 /** References between parts of one definition and to the project's systems, and what must not repeat. */
 export function lintReferences(loaded: LoadedDefinition, context: ReferenceContext, report: Report): void {
   const definition = loaded.value;
-  const requests = definition.service_requests ?? [];
-  const formulaVariables = new Set(requests.map((request) => request.formula_variable));
-  const setNames = new Set((definition.value_mapping_sets ?? []).map((set) => set.name));
+  const requests = objectItems(definition.service_requests);
+  const sets = objectItems(definition.value_mapping_sets);
+  const formulaVariables = new Set(requests.map(([request]) => request.formula_variable));
+  const setNames = new Set(sets.map(([set]) => set.name));
 
   reportRepeats(
-    requests.map((request, index) => [
+    requests.map(([request, index]) => [
       request.formula_variable,
       ["service_requests", index, "formula_variable"],
     ]),
@@ -29,28 +31,26 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       ),
   );
   reportRepeats(
-    (definition.value_mapping_sets ?? []).map((set, index) => [
-      set.name,
-      ["value_mapping_sets", index, "name"],
-    ]),
+    sets.map(([set, index]) => [set.name, ["value_mapping_sets", index, "name"]]),
     (name, at) => report("duplicate-value-mapping-set", `value mapping set "${name}" is defined twice`, at),
   );
   reportRepeats(
-    (definition.endpoints ?? []).map((endpoint, index) => [
-      endpointKey(endpoint.method, endpoint.path),
-      ["endpoints", index],
-    ]),
+    objectItems(definition.endpoints).flatMap(([endpoint, index]) =>
+      typeof endpoint.method === "string" && typeof endpoint.path === "string"
+        ? [[endpointKey(endpoint.method, endpoint.path), ["endpoints", index]]]
+        : [],
+    ),
     (key, at) => report("duplicate-endpoint", `endpoint ${key} is listed twice`, at),
   );
 
   const checkServiceRequest = (
     kind: "masks" | "validation_rules",
     index: number,
-    type: string,
+    type: unknown,
     name: unknown,
   ) => {
     const at: ValuePath = [kind, index];
-    if (type === "INPUT") return;
+    if (type !== "REQUEST" && type !== "RESPONSE") return;
     if (typeof name !== "string" || name === "") {
       report(
         "missing-service-request",
@@ -65,35 +65,39 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       );
     }
   };
-  definition.masks?.forEach((mask, index) => {
+  for (const [mask, index] of objectItems(definition.masks)) {
     checkServiceRequest("masks", index, mask.type, mask.service_request);
     checkPath(loaded, report, mask.field, ["masks", index, "field"], false);
-    if (mask.apply_to_each)
-      checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
-  });
-  definition.validation_rules?.forEach((rule, index) => {
+    checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
+  }
+  for (const [rule, index] of objectItems(definition.validation_rules)) {
     checkServiceRequest("validation_rules", index, rule.type, rule.service_request);
-  });
+  }
 
-  requests.forEach((request, index) => {
+  for (const [request, index] of requests) {
     const at: ValuePath = ["service_requests", index];
-    const system = context.systems?.[request.system];
-    if (context.systems && !system) {
+    const system =
+      context.systems && typeof request.system === "string" && Object.hasOwn(context.systems, request.system)
+        ? context.systems[request.system]
+        : undefined;
+    if (context.systems && typeof request.system === "string" && !system) {
       report(
         "unknown-system",
         `no system "${request.system}" in the project file${listing(Object.keys(context.systems))}`,
         [...at, "system"],
       );
     }
-    const mappings = request.field_mappings ?? [];
-    mappings.forEach((mapping, mappingIndex) => {
+    const mappings = objectItems(request.field_mappings);
+    for (const [mapping, mappingIndex] of mappings) {
       const mappingAt: ValuePath = [...at, "field_mappings", mappingIndex];
       const hasLiteral = "literal" in mapping;
       const hasValue = mapping.value !== undefined && mapping.value !== null;
       if (hasLiteral === hasValue) {
+        const which =
+          typeof mapping.field === "string" ? `field mapping "${mapping.field}"` : "a field mapping";
         report(
           "mapping-source",
-          `field mapping "${mapping.field}" needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
+          `${which} needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
           mappingAt,
         );
       }
@@ -106,9 +110,9 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
           [...mappingAt, "value_mapping_set"],
         );
       }
-    });
+    }
     if (system?.adapter === "http") {
-      const fields = new Set(mappings.map((mapping) => mapping.field));
+      const fields = new Set(mappings.map(([mapping]) => mapping.field));
       const missing = ["service_path", "method"].filter((field) => !fields.has(field));
       if (missing.length) {
         report(
@@ -118,7 +122,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
         );
       }
     }
-  });
+  }
 }
 
 /** The key under which two endpoints collide: method and path, with every {param} alike. */
@@ -126,13 +130,14 @@ export function endpointKey(method: string, path: string): string {
   return `${method} ${path.replace(/\{[^}]*\}/g, "{}").replace(/\/+$/, "") || "/"}`;
 }
 
-/** Calls `onRepeat` for every entry whose key an earlier entry already had. */
-export function reportRepeats(
-  entries: readonly [string, ValuePath][],
+/** Calls `onRepeat` for every entry whose key an earlier entry already had; keys that are not strings are skipped. */
+function reportRepeats(
+  entries: readonly [unknown, ValuePath][],
   onRepeat: (key: string, at: ValuePath) => void,
 ): void {
   const seen = new Set<string>();
   for (const [key, at] of entries) {
+    if (typeof key !== "string") continue;
     if (seen.has(key)) onRepeat(key, at);
     seen.add(key);
   }
@@ -141,10 +146,11 @@ export function reportRepeats(
 function checkPath(
   loaded: LoadedDefinition,
   report: Report,
-  text: string,
+  text: unknown,
   at: ValuePath,
   allowExpressions: boolean,
 ): void {
+  if (typeof text !== "string") return;
   const parsed = parseFieldPath(text);
   if (!parsed.ok) {
     const where = loaded.source.locateInString(at, 1, parsed.offset);

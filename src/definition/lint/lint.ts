@@ -36,18 +36,18 @@ export function createReferenceContext(config: LoadedFile<ProjectConfig> | undef
 /** The project file's own findings. */
 export function lintProjectFile(config: LoadedFile<ProjectConfig>): Issue[] {
   const issues = [...config.issues];
-  runRules(config, issues, (report) => lintSecrets(config, report));
+  runRules(config, issues, [(report) => lintSecrets(config, report)]);
   return issues;
 }
 
 /** One definition's findings: loading, schema, and every semantic rule of one file. */
 export function lintDefinition(definition: LoadedDefinition, context: ReferenceContext): DefinitionLint {
   const issues = [...definition.issues];
-  const shapeValid = runRules(definition, issues, (report) => {
-    lintCells(definition, report);
-    lintReferences(definition, context, report);
-    lintSecrets(definition, report);
-  });
+  const shapeValid = runRules(definition, issues, [
+    (report) => lintCells(definition, report),
+    (report) => lintReferences(definition, context, report),
+    (report) => lintSecrets(definition, report),
+  ]);
   if (!shapeValid) return { file: definition.file, issues };
   const { name, endpoints = [] } = definition.value;
   const { locate } = definition.source;
@@ -67,20 +67,26 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
 
 /**
  * Runs a file's semantic rules unless it is not YAML at all; says whether its shape passed the schema.
- * Where the schema already failed, the rules still run so that every problem shows at once, but a shape
- * they cannot walk (a string where a list belongs) ends them quietly: the schema findings say what is wrong.
+ * Where the schema already failed, the rules still run so that every problem shows at once; they skip
+ * items of the wrong shape, and should one still trip over a shape nobody foresaw, only that rule stops
+ * (the schema findings say what is wrong) while the others' findings stay.
  */
-function runRules(file: LoadedFile<unknown>, issues: Issue[], rules: (report: Report) => void): boolean {
+function runRules(
+  file: LoadedFile<unknown>,
+  issues: Issue[],
+  rules: readonly ((report: Report) => void)[],
+): boolean {
   if (file.issues.some((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")) return false;
   if (file.value === null || typeof file.value !== "object") return false;
   const shapeValid = !file.issues.some((issue) => issue.rule.startsWith("schema-"));
-  const found: Issue[] = [];
-  try {
-    rules(createReport(file, found));
-  } catch (error) {
-    if (shapeValid) throw error;
+  const report = createReport(file, issues);
+  for (const rule of rules) {
+    try {
+      rule(report);
+    } catch (error) {
+      if (shapeValid) throw error;
+    }
   }
-  issues.push(...found);
   return shapeValid;
 }
 
