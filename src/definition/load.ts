@@ -16,7 +16,10 @@ export interface LoadedFile<T> {
   file: string;
   path: string;
   source: YamlSource;
-  /** The value with `${env:…}` resolved; only trustworthy in shape when `issues` holds no error. */
+  /**
+   * The value with `${env:…}` resolved, for running; only trustworthy in shape when `issues` holds no
+   * error. Lint reads `source.value`, as written, so that nothing from the environment reaches a finding.
+   */
   value: T;
   secrets: string[];
   issues: Issue[];
@@ -90,19 +93,30 @@ export function resolveProject(options: LoadProjectOptions): ResolvedProject {
   }
   const config = loadFile<ProjectConfig>(projectFile, "project", options);
   const dir = dirname(projectFile);
-  const integrations = config.value?.integrations ?? "integrations";
-  const patterns = (Array.isArray(integrations) ? integrations : [integrations]).filter(
-    (p) => typeof p === "string",
+  // Files are found with the resolved patterns; a pattern that finds none is named as written.
+  const written = listOf((config.source.value as ProjectConfig | null)?.integrations);
+  const patterns = listOf(config.value?.integrations).flatMap((pattern, index) =>
+    typeof pattern === "string" ? [{ pattern, written: String(written[index]) }] : [],
   );
-  const { files, unmatched } = listDefinitionFiles(dir, patterns);
-  const issues: Issue[] = unmatched.map((pattern) => ({
-    file: config.file,
-    ...config.source.locate(["integrations"]),
-    severity: "warning",
-    rule: "integrations-missing",
-    message: `"${pattern}" matches no definition file`,
-  }));
+  const { files, unmatched } = listDefinitionFiles(
+    dir,
+    patterns.map(({ pattern }) => pattern),
+  );
+  const issues: Issue[] = patterns
+    .filter(({ pattern }) => unmatched.includes(pattern))
+    .map(({ written }) => ({
+      file: config.file,
+      ...config.source.locate(["integrations"]),
+      severity: "warning",
+      rule: "integrations-missing",
+      message: `"${written}" matches no definition file`,
+    }));
   return { dir, config, definitionFiles: files, issues };
+}
+
+/** The `integrations` entries: one folder or glob, or a list of them; "integrations" when absent. */
+function listOf(integrations: unknown): unknown[] {
+  return Array.isArray(integrations) ? integrations : [integrations ?? "integrations"];
 }
 
 /** Loads the project file and every definition it names. */

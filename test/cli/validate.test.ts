@@ -95,6 +95,52 @@ describe("bass validate", () => {
     }
   });
 
+  it.each(["text", "json", "sarif", "junit", "github"])(
+    "prints no value that came from the environment in %s format",
+    async (format) => {
+      const dir = createTempDir({
+        "bass.config.yaml": `integrations: ["\${env:BASS_DIR}", integrations]\n${defaultProjectFile}`,
+        "integrations/a.yaml": `name: a
+endpoints: [{ method: GET, path: "/x/\${env:BASS_PATH}" }]
+value_mapping_sets: [{ name: s, mappings: [] }]
+masks:
+  - { type: RESPONSE, service_request: "\${env:BASS_SR}", field: "\${env:BASS_MASK}" }
+before_hook: "\${env:BASS_CODE}"
+service_requests:
+  - formula_variable: core
+    system: "\${env:BASS_SYS}"
+    field_mappings:
+      - { field: "\${env:BASS_FIELD}", value: "1", value_mapping_set: "\${env:BASS_SET}" }
+`,
+        "integrations/b.yaml": 'name: b\nendpoints: [{ method: GET, path: "/x/${env:BASS_PATH}" }]\n',
+      });
+      const env = {
+        NO_COLOR: "1",
+        BASS_DIR: "dir-7f3a1",
+        BASS_PATH: "path-7f3a2",
+        BASS_SR: "sr-7f3a3",
+        BASS_MASK: "mask..7f3a4",
+        BASS_CODE: "code +* 7f3a5",
+        BASS_SYS: "sys-7f3a6",
+        BASS_FIELD: "field..7f3a7",
+        BASS_SET: "set-7f3a8",
+      };
+      const result = await runCli(["validate", "--format", format], { cwd: dir, env });
+      for (const rule of [
+        "integrations-missing",
+        "duplicate-endpoint",
+        "unknown-formula-variable",
+        "field-path",
+        "cell-syntax",
+        "unknown-system",
+        "unknown-value-mapping-set",
+      ])
+        expect(result.stdout).toContain(rule);
+      // Every value from the environment holds 7f3a and a digit; the names are written in the files.
+      expect(result.stdout + result.stderr).not.toMatch(/7f3a\d/);
+    },
+  );
+
   it("exits 2 when there is no project file", async () => {
     const result = await runCli(["validate"], { cwd: createTempDir() });
     expect(result.stderr).toMatch(/no bass\.config\.yaml in .* or above; give --project DIR/);

@@ -4,6 +4,7 @@ import { parseCell } from "../cell-syntax.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
+import type { Definition } from "../types.js";
 import type { Report } from "./report.js";
 
 /** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
@@ -34,7 +35,7 @@ interface CellFacts {
 
 /** Syntax, forbidden globals, loop variables out of scope and unknown formula variables, for every cell. */
 export function lintCells(loaded: LoadedDefinition, report: Report): void {
-  const definition = loaded.value;
+  const definition = loaded.source.value as Definition;
   const formulaVariables = new Set(
     objectItems(definition.service_requests).map(([request]) => request.formula_variable),
   );

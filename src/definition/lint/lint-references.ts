@@ -1,7 +1,7 @@
 import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
-import type { SystemConfig } from "../types.js";
+import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";
 import type { Report } from "./report.js";
 
@@ -12,7 +12,7 @@ export interface ReferenceContext {
 
 /** References between parts of one definition and to the project's systems, and what must not repeat. */
 export function lintReferences(loaded: LoadedDefinition, context: ReferenceContext, report: Report): void {
-  const definition = loaded.value;
+  const definition = loaded.source.value as Definition;
   const requests = objectItems(definition.service_requests);
   const sets = objectItems(definition.value_mapping_sets);
   const formulaVariables = new Set(requests.map(([request]) => request.formula_variable));

@@ -1,6 +1,6 @@
-import { compareIssues, type Issue } from "../issue.js";
+import { compareIssues, hasFailures, type Issue } from "../issue.js";
 import type { LoadedDefinition, LoadedFile, LoadedProject } from "../load.js";
-import type { ProjectConfig } from "../types.js";
+import type { Definition, ProjectConfig } from "../types.js";
 import type { Position } from "../yaml-source.js";
 import { lintCells } from "./lint-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
@@ -27,10 +27,10 @@ export function lintProject(project: LoadedProject): Issue[] {
   ].sort(compareIssues);
 }
 
-/** What references in definitions are checked against: the systems of a usable project file. */
+/** What references in definitions are checked against: the systems of a usable project file, as written. */
 export function createReferenceContext(config: LoadedFile<ProjectConfig> | undefined): ReferenceContext {
-  const usable = config !== undefined && !config.issues.some((issue) => issue.severity === "error");
-  return { systems: usable ? (config.value?.systems ?? {}) : undefined };
+  const usable = config !== undefined && !hasFailures(config.issues);
+  return { systems: usable ? ((config.source.value as ProjectConfig | null)?.systems ?? {}) : undefined };
 }
 
 /** The project file's own findings. */
@@ -49,7 +49,7 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
     (report) => lintSecrets(definition, report),
   ]);
   if (!shapeValid) return { file: definition.file, issues };
-  const { name, endpoints = [] } = definition.value;
+  const { name, endpoints = [] } = definition.source.value as Definition;
   const { locate } = definition.source;
   return {
     file: definition.file,
@@ -77,7 +77,7 @@ function runRules(
   rules: readonly ((report: Report) => void)[],
 ): boolean {
   if (file.issues.some((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")) return false;
-  if (file.value === null || typeof file.value !== "object") return false;
+  if (file.source.value === null || typeof file.source.value !== "object") return false;
   const shapeValid = !file.issues.some((issue) => issue.rule.startsWith("schema-"));
   const report = createReport(file, issues);
   for (const rule of rules) {
