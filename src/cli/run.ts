@@ -52,7 +52,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
     secrets: [...project.config.secrets, ...definition.secrets],
   });
-  if (integration.definition.run_async) history.write(run.started);
+  if (run.started) history.write(run.started);
   const result = await run.completion;
   history.write(result.record);
   await history.flush();

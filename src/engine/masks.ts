@@ -1,5 +1,5 @@
 import type { CompiledMask, CompiledPath } from "./compile.js";
-import { findMatches, type ResolvedSegment } from "./paths.js";
+import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
 import { callOptional, type RunState, withBindings } from "./run-state.js";
 
 /** What a mask puts in place of the value it hides (SPEC §4.8). */
@@ -75,8 +75,8 @@ const sensitiveHeaders = new Set([
 ]);
 
 /**
- * A function that masks values wherever they occur — whole or inside a longer string — in a JSON-safe
- * value, and the values of sensitive headers; it returns a masked copy.
+ * A function that masks, in place, values wherever they occur — whole or inside a longer string — and the
+ * values of sensitive headers, in a JSON-safe value that the caller owns (the run's own snapshots).
  */
 export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
   const list = [...new Set(values)]
@@ -85,28 +85,44 @@ export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
   const pattern = list.length ? new RegExp(list.map(escapeRegExp).join("|"), "g") : undefined;
   const scrubText = (text: string) =>
     pattern && text.length >= shortestMaskedValue ? text.replace(pattern, maskText) : text;
-  const scrub = (value: unknown, key?: string): unknown => {
-    if (typeof value === "string")
-      return key && sensitiveHeaders.has(key.toLowerCase()) ? maskText : scrubText(value);
-    if (typeof value === "number" || typeof value === "bigint") {
+  const scrubLeaf = (value: unknown, key: string | undefined): unknown => {
+    if (typeof value === "string") {
+      return key !== undefined && sensitiveHeaders.has(key.toLowerCase()) ? maskText : scrubText(value);
+    }
+    if (pattern && (typeof value === "number" || typeof value === "bigint")) {
       const text = String(value);
       const masked = scrubText(text);
       return masked === text ? value : masked;
     }
-    if (value === null || typeof value !== "object") return value;
-    if (Array.isArray(value)) return value.map((item) => scrub(item));
-    const copy: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) {
-      Object.defineProperty(copy, scrubText(name), {
-        value: scrub(item, name),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return copy;
+    return value;
   };
-  return <T>(value: T) => scrub(value) as T;
+  const scrub = (value: unknown): void => {
+    if (value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        const item = value[index];
+        if (item !== null && typeof item === "object") scrub(item);
+        else value[index] = scrubLeaf(item, undefined);
+      }
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    for (const name of Object.keys(record)) {
+      const item = record[name];
+      if (item !== null && typeof item === "object") scrub(item);
+      else record[name] = scrubLeaf(item, name);
+      const maskedName = scrubText(name);
+      if (maskedName !== name) {
+        const moved = record[name];
+        delete record[name];
+        setOwn(record, maskedName, moved);
+      }
+    }
+  };
+  return <T>(value: T) => {
+    if (value !== null && typeof value === "object") scrub(value);
+    return scrubLeaf(value, undefined) as T;
+  };
 }
 
 function escapeRegExp(text: string): string {

@@ -22,7 +22,42 @@ export interface RunState {
   cellTimeoutMs: number;
   /** performance.now() time at which the whole run times out. */
   runDeadline: number;
+  /** Made on the first adapter call: aborts adapters and settles when the run times out. */
+  runTimer: RunTimer | undefined;
   clock: () => Date;
+}
+
+export interface RunTimer {
+  signal: AbortSignal;
+  expired: Promise<void>;
+  cancel(): void;
+}
+
+/** The run's timer for adapter calls, made once per run (not per call: it is on every call's path). */
+export function runTimerOf(state: RunState): RunTimer {
+  if (state.runTimer) return state.runTimer;
+  // Most adapters never look at the signal, and an AbortController costs more than the rest of a call.
+  let controller: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<void>((resolve) => {
+    timer = setTimeout(
+      () => {
+        controller?.abort();
+        resolve();
+      },
+      Math.max(0, state.runDeadline - performance.now()),
+    );
+  });
+  state.runTimer = {
+    get signal() {
+      controller ??= new AbortController();
+      if (performance.now() > state.runDeadline) controller.abort();
+      return controller.signal;
+    },
+    expired,
+    cancel: () => clearTimeout(timer),
+  };
+  return state.runTimer;
 }
 
 /** Thrown after a cell that called `end()` returns: it unwinds the pipeline to finally_hook. */

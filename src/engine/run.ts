@@ -54,8 +54,8 @@ export async function runIntegration(
 
 export interface StartedRun {
   runId: string;
-  /** The record as it stands at the start (status `running`), for async runs (SPEC §4.9). */
-  started: RunRecord;
+  /** For an async integration, the record as it stands at the start (status `running`, SPEC §4.9). */
+  started: RunRecord | undefined;
   completion: Promise<RunResult>;
 }
 
@@ -86,6 +86,7 @@ export function startIntegration(
     maskedValues: new Set(),
     cellTimeoutMs: options.cellTimeoutMs,
     runDeadline: performance.now() + runTimeoutMs,
+    runTimer: undefined,
     clock,
   };
   const inputData = buildInput(integration, input);
@@ -100,8 +101,12 @@ export function startIntegration(
     { kind: "INPUT" }
   >;
   const scrub = () => createScrubber([...state.maskedValues, ...options.secrets]);
-  const started = scrub()(buildRecord(state, "running", clock));
+  // Only an async run shows its record before it ends; building it costs a masked copy of the input.
+  const started = integration.definition.run_async
+    ? scrub()(buildRecord(state, "running", clock))
+    : undefined;
   const completion = runSteps(state, inputItem, options, runTimeoutMs).then(() => {
+    state.runTimer?.cancel();
     const final = checkOutput(state);
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
@@ -207,6 +212,6 @@ function buildRecord(state: RunState, status: RunRecord["status"], clock: () => 
     duration_ms: ended ? ended.getTime() - state.startedAt.getTime() : null,
     labels: [...state.labels],
     async: state.integration.definition.run_async === true,
-    items: state.items,
+    items: [...state.items],
   };
 }

@@ -11,6 +11,7 @@ import {
   type FailureKind,
   RunEnded,
   type RunState,
+  runTimerOf,
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
@@ -145,36 +146,29 @@ async function execute(
   prepared: CallSlot["request"],
   sridx: number | null,
 ): Promise<{ response: AdapterResponse; timedOut: boolean }> {
-  const remaining = state.runDeadline - performance.now();
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<{ response: AdapterResponse; timedOut: boolean }>((resolve) => {
-    timer = setTimeout(
-      () => {
-        controller.abort();
-        const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
-        resolve({ response: { success: false, payload: null, messages: [message] }, timedOut: true });
-      },
-      Math.max(0, remaining),
-    );
+  const timer = runTimerOf(state);
+  const timedOut = timer.expired.then(() => {
+    const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
+    return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
   });
   try {
     const adapter = adapters(request.system);
-    const call = adapter.execute(snapshot(prepared) as CallSlot["request"], {
+    const context = {
       system: request.system,
       formulaVariable: request.formulaVariable,
       sridx,
-      signal: controller.signal,
-    });
+      get signal() {
+        return timer.signal;
+      },
+    };
+    const call = adapter.execute(snapshot(prepared) as CallSlot["request"], context);
     return await Promise.race([
       call.then((response) => ({ response: normalizeResponse(response), timedOut: false })),
-      timeout,
+      timedOut,
     ]);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { response: { success: false, payload: null, messages: [message] }, timedOut: false };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
