@@ -57,8 +57,9 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   history.write(result.record);
   await history.flush();
 
+  // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
   const recorded = result.record.items.findLast((item) => item.kind === "OUTPUT");
-  const shownOutput = recorded?.kind === "OUTPUT" ? recorded.data : undefined;
+  const shownOutput = run.accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
   if (options.json) {
     output.stdout(
       `${JSON.stringify({ run_id: result.runId, status: result.status, output: shownOutput, history: result.record }, null, 2)}\n`,

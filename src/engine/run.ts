@@ -56,6 +56,8 @@ export interface StartedRun {
   runId: string;
   /** For an async integration, the record as it stands at the start (status `running`, SPEC §4.9). */
   started: RunRecord | undefined;
+  /** For an async integration, what the caller gets at once: 202 `{ run_id, status: "started" }`. */
+  accepted: OutputData | undefined;
   completion: Promise<RunResult>;
 }
 
@@ -117,7 +119,8 @@ export function startIntegration(
       record: scrub()(buildRecord(state, status, clock)),
     } as RunResult;
   });
-  return { runId: state.id, started, completion };
+  const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
+  return { runId: state.id, started, accepted, completion };
 }
 
 /** Steps 2 to 7 of SPEC §4.4. */
