@@ -5,7 +5,11 @@ const envReference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export interface UnsetVariable {
   name: string;
+  /** The string that holds the reference. */
   path: ValuePath;
+  /** Where the reference starts inside that string: 1-based line, 0-based column (as `locateInString` takes them). */
+  line: number;
+  column: number;
 }
 
 export interface ResolvedEnv<T> {
@@ -23,15 +27,22 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
   const resolveString = (text: string, path: ValuePath): string => {
     if (!text.includes("${env:")) return text;
     const isPublic = path.at(-1) === "base_url";
-    return text.replace(envReference, (_match, name: string, fallback: string | undefined) => {
-      const fromEnv = env[name];
-      if (fromEnv !== undefined) {
-        if (!isPublic && fromEnv !== "") secrets.add(fromEnv);
-        return fromEnv;
-      }
-      if (fallback === undefined) unset.push({ name, path });
-      return fallback ?? "";
-    });
+    return text.replace(
+      envReference,
+      (_match, name: string, fallback: string | undefined, offset: number) => {
+        const fromEnv = env[name];
+        if (fromEnv !== undefined) {
+          if (!isPublic && fromEnv !== "") secrets.add(fromEnv);
+          return fromEnv;
+        }
+        if (fallback === undefined) {
+          const before = text.slice(0, offset);
+          const lineStart = before.lastIndexOf("\n") + 1;
+          unset.push({ name, path, line: before.split("\n").length, column: offset - lineStart });
+        }
+        return fallback ?? "";
+      },
+    );
   };
 
   const visit = (node: unknown, path: ValuePath): unknown => {

@@ -54,10 +54,10 @@ export function loadFile<T>(path: string, schema: SchemaName, options: LoadOptio
   const valid = issues.length === 0 || issues.every((issue) => issue.severity === "warning");
   if (valid) issues.push(...validateSchema(schema, source));
   const resolved = resolveEnv(source.value, options.env);
-  for (const { name, path: at } of resolved.unset) {
+  for (const { name, path: at, line, column } of resolved.unset) {
     issues.push({
       file,
-      ...source.locate(at, "value"),
+      ...source.locateInString(at, line, column),
       severity: "warning",
       rule: "env-unset",
       message: `environment variable ${name} is not set and has no default; set it or write \${env:${name}:-default}`,

@@ -10,7 +10,10 @@ export interface YamlSource {
   text: string;
   value: unknown;
   locate(path: ValuePath, target?: "key" | "value"): Position;
-  /** Maps a 1-based line and 0-based column inside the string at `path` to its place in the file. */
+  /**
+   * Maps a 1-based line and 0-based column inside the string at `path` to its place in the file; inside a
+   * string whose source differs from its value (escapes, folded lines) it gives the start of the value.
+   */
   locateInString(path: ValuePath, line: number, column: number): Position;
 }
 
@@ -26,10 +29,13 @@ export interface Position {
   column: number;
 }
 
-/** Parses YAML text; syntax problems come back as `yaml-syntax` issues, never thrown. */
-export function parseYamlSource(file: string, text: string): { source: YamlSource; issues: Issue[] } {
+/** Parses YAML text; syntax problems come back as `yaml-syntax` issues, never thrown. A byte order mark is dropped first. */
+export function parseYamlSource(file: string, input: string): { source: YamlSource; issues: Issue[] } {
+  // The mark is no character of line 1: positions, and code frames of `text`, count from after it.
+  const text = input.startsWith("\uFEFF") ? input.slice(1) : input;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // logLevel "error": the parser's warnings are findings here, not lines on stderr.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: "error" });
   // After the first true syntax error the parser's later complaints are mostly echoes of it.
   const firstSyntaxError = doc.errors.find((error) => error.code !== "DUPLICATE_KEY");
   const problems = [
@@ -51,6 +57,12 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
+  /** The text of a 1-based line, without its line break. */
+  const lineText = (line: number): string | undefined => {
+    const start = lineCounter.lineStarts[line - 1];
+    if (start === undefined) return undefined;
+    return text.slice(start, lineCounter.lineStarts[line] ?? text.length).replace(/\r?\n$/, "");
+  };
 
   function locate(path: ValuePath, target: "key" | "value" = "key"): Position {
     const found = walk(doc.contents, path);
@@ -59,19 +71,24 @@ export function parseYamlSource(file: string, text: string): { source: YamlSourc
     return at(offset);
   }
 
+  // Only a string written character for character (a literal block, a one-line plain or quoted scalar
+  // without escapes) maps to exact places; inside any other the value's start is as near as is honest.
   function locateInString(path: ValuePath, line: number, column: number): Position {
     const found = walk(doc.contents, path);
-    if (!found.complete || !isScalar(found.node) || !found.node.range) return locate(path, "value");
-    const start = at(found.node.range[0]);
-    if (found.node.type === "BLOCK_LITERAL" || found.node.type === "BLOCK_FOLDED") {
-      // Block content starts on the line after the `|` indicator, every line indented alike.
-      const firstLine = start.line + 1;
-      return { line: firstLine + line - 1, column: blockIndent(text, lineCounter, firstLine) + column + 1 };
+    const node = found.node;
+    const fallback = () => locate(path, "value");
+    if (!found.complete || !isScalar(node) || typeof node.value !== "string" || !node.range)
+      return fallback();
+    const [start, end] = node.range;
+    if (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED") {
+      const firstLine = at(start).line + 1;
+      const indent = verbatimBlockIndent(node.value, (index) => lineText(firstLine + index));
+      if (indent === undefined || line > node.value.split("\n").length) return fallback();
+      return { line: firstLine + line - 1, column: indent + column + 1 };
     }
-    const quote = found.node.type === "QUOTE_DOUBLE" || found.node.type === "QUOTE_SINGLE" ? 1 : 0;
-    return line === 1
-      ? { line: start.line, column: start.column + quote + column }
-      : { line: start.line + line - 1, column: column + 1 };
+    const quote = node.type === "PLAIN" ? 0 : 1;
+    if (line !== 1 || text.slice(start + quote, end - quote) !== node.value) return fallback();
+    return at(start + quote + column);
   }
 
   return { source: { file, text, value: doc.toJS({ maxAliasCount: 100 }), locate, locateInString }, issues };
@@ -109,12 +126,24 @@ function isNodeWithRange(node: unknown): node is Node & { range: [number, number
   return typeof node === "object" && node !== null && Array.isArray((node as Node).range);
 }
 
-function blockIndent(text: string, lineCounter: LineCounter, line: number): number {
-  for (let index = line - 1; index < lineCounter.lineStarts.length; index++) {
-    const start = lineCounter.lineStarts[index] ?? text.length;
-    const end = lineCounter.lineStarts[index + 1] ?? text.length;
-    const content = text.slice(start, end);
-    if (content.trim() !== "") return content.length - content.trimStart().length;
-  }
-  return 0;
+/**
+ * The indentation of a block scalar's content when each line of its value is the source line after it
+ * (a literal block, or a folded one that folded nothing); undefined otherwise. Working it out from the
+ * value itself also covers an indentation indicator (`|2`), which keeps some leading spaces in the value.
+ */
+function verbatimBlockIndent(
+  value: string,
+  sourceLine: (index: number) => string | undefined,
+): number | undefined {
+  const lines = value.split("\n");
+  if (value.endsWith("\n")) lines.pop();
+  const sample = lines.findIndex((line) => line !== "");
+  const sampleSource = sourceLine(sample);
+  if (sample < 0 || sampleSource === undefined) return undefined;
+  const indent = sampleSource.length - (lines[sample] as string).length;
+  const matches = (line: string, index: number) => {
+    const source = sourceLine(index);
+    return source !== undefined && source.slice(0, indent).trim() === "" && source.slice(indent) === line;
+  };
+  return indent >= 0 && lines.every(matches) ? indent : undefined;
 }

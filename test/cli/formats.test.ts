@@ -293,7 +293,7 @@ describe("sarif", () => {
                 ]
               }
             },
-            "columnKind": "unicodeCodePoints",
+            "columnKind": "utf16CodeUnits",
             "results": [
               {
                 "ruleId": "secret-literal",

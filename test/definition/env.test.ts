@@ -24,7 +24,17 @@ describe("resolveEnv", () => {
   it("reports an unset variable without default with its path and leaves an empty string", () => {
     const result = resolveEnv({ systems: { core: { headers: [{ a: "Bearer ${env:NOPE}" }] } } }, env);
     expect(result.value).toEqual({ systems: { core: { headers: [{ a: "Bearer " }] } } });
-    expect(result.unset).toEqual([{ name: "NOPE", path: ["systems", "core", "headers", 0, "a"] }]);
+    expect(result.unset).toEqual([
+      { name: "NOPE", path: ["systems", "core", "headers", 0, "a"], line: 1, column: 7 },
+    ]);
+  });
+
+  it("gives each unset reference its line and column inside a string of several lines", () => {
+    const result = resolveEnv({ hook: "a\nb ${env:NOPE:-x} ${env:NOPE}\n${env:ALSO_NOT}" }, env);
+    expect(result.unset).toEqual([
+      { name: "NOPE", path: ["hook"], line: 2, column: 17 },
+      { name: "ALSO_NOT", path: ["hook"], line: 3, column: 0 },
+    ]);
   });
 
   it("does not count a base_url as a secret", () => {

@@ -55,6 +55,18 @@ const cases: RuleCase[] = [
     passes: "name: a\ndescription: ${env:BASS_TEST_UNSET:-none}\n",
   },
   {
+    rule: "env-unset",
+    trips: "name: a\ndescription: see ${env:BASS_TEST_UNSET}\n",
+    at: [2, 18],
+    passes: "name: a\ndescription: see ${env:BASS_TEST_UNSET:-none}\n",
+  },
+  {
+    rule: "env-unset",
+    trips: "name: a\ndescription: |\n  first\n  then ${env:BASS_TEST_UNSET}\n",
+    at: [4, 8],
+    passes: "name: a\ndescription: |\n  first\n  then ${env:BASS_TEST_UNSET:-none}\n",
+  },
+  {
     rule: "cell-syntax",
     trips: "name: a\nbefore_hook: |\n  const a = 1\n  const b = a +* 2\n",
     at: [4, 16],

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import {
   formatPath,
   type Position,
@@ -68,6 +68,73 @@ describe("parseYamlSource", () => {
     expect(found.map(({ line, column }) => at(line, column))).toEqual(positions);
     expect(found.every((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")).toBe(true);
     expect(found[0]).toMatchObject({ file: "b.yaml", message: firstMessage });
+  });
+});
+
+describe("locateInString where the value is not its source character for character", () => {
+  const tricky = `hook: |2
+    a +
+list:
+  - key: |2
+        x
+  - key: |-
+      y
+crlf: |\r
+  a = 1\r
+  b +\r
+folded: >
+  a
+  b +
+escaped: "a\\tb +"
+lines: a
+  b +
+quoted: 'a
+  b'
+doubled: 'it''s +'
+`;
+  const parsed = parseYamlSource("c.yaml", tricky);
+
+  it("parses the value without issues", () => {
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.source.value).toMatchObject({
+      hook: "  a +\n",
+      list: [{ key: "  x\n" }, { key: "y" }],
+      crlf: "a = 1\nb +\n",
+      folded: "a b +\n",
+      escaped: "a\tb +",
+      lines: "a b +",
+      quoted: "a b",
+      doubled: "it's +",
+    });
+  });
+
+  it.each<[ValuePath, number, number, Position]>([
+    [["hook"], 1, 4, at(2, 7)],
+    [["list", 0, "key"], 1, 2, at(5, 9)],
+    [["list", 1, "key"], 1, 0, at(7, 7)],
+    [["crlf"], 2, 2, at(10, 5)],
+    [["folded"], 1, 4, at(11, 9)],
+    [["escaped"], 1, 4, at(14, 10)],
+    [["lines"], 1, 4, at(15, 8)],
+    [["quoted"], 1, 2, at(17, 9)],
+    [["doubled"], 1, 5, at(19, 10)],
+  ])("places %j line %i column %i exactly or at the start of the value", (path, line, column, position) => {
+    expect(parsed.source.locateInString(path, line, column)).toEqual(position);
+  });
+
+  it("drops a byte order mark before parsing", () => {
+    const { source: withBom, issues: found } = parseYamlSource("d.yaml", "\uFEFFname: a\nhook: x +\n");
+    expect(found).toEqual([]);
+    expect(withBom.text.startsWith("name")).toBe(true);
+    expect(withBom.locate(["name"])).toEqual(at(1, 1));
+    expect(withBom.locateInString(["hook"], 1, 2)).toEqual(at(2, 9));
+  });
+
+  it("prints no warning of the yaml package for a key that is a collection", () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    onTestFinished(() => warn.mockRestore());
+    expect(parseYamlSource("e.yaml", "? [a, b]\n: 1\n").source.value).toEqual({ "[ a, b ]": 1 });
+    expect(warn).not.toHaveBeenCalled();
   });
 });
 

@@ -26,7 +26,8 @@ export function formatSarif(issues: readonly Issue[], options: FormatSarifOption
             })),
           },
         },
-        columnKind: "unicodeCodePoints",
+        // Columns count UTF-16 code units, as editors and the yaml parser do.
+        columnKind: "utf16CodeUnits",
         results: issues.map((issue) => ({
           ruleId: issue.rule,
           ruleIndex: used.indexOf(issue.rule),
