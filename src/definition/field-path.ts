@@ -40,7 +40,7 @@ export function parseFieldPath(text: string): ParsedPath {
       segments.push({ kind: "key", name: text.slice(start, at) });
       expectName = false;
     } else {
-      return fail(`unexpected "${char}"`);
+      return fail(`unexpected ${JSON.stringify(char)}`);
     }
   }
   if (expectName) return fail(segments.length === 0 ? "the path is empty" : "the path ends with .");

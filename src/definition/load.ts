@@ -109,7 +109,7 @@ export function resolveProject(options: LoadProjectOptions): ResolvedProject {
       ...config.source.locate(["integrations"]),
       severity: "warning",
       rule: "integrations-missing",
-      message: `"${written}" matches no definition file`,
+      message: `${JSON.stringify(written)} matches no definition file`,
     }));
   return { dir, config, definitionFiles: files, issues };
 }

@@ -35,14 +35,18 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
       const known = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
       const guess = closest(key, known);
       const hint = guess
-        ? `; did you mean "${guess}"?`
+        ? `; did you mean ${JSON.stringify(guess)}?`
         : known.length
           ? `; known keys: ${known.join(", ")}`
           : "";
-      return issue("schema-unknown-key", `unknown key "${key}"${where}${hint}`, [...path, key]);
+      return issue("schema-unknown-key", `unknown key ${JSON.stringify(key)}${where}${hint}`, [...path, key]);
     }
     case "required":
-      return issue("schema-required", `missing required key "${error.params.missingProperty}"${where}`, path);
+      return issue(
+        "schema-required",
+        `missing required key ${JSON.stringify(error.params.missingProperty)}${where}`,
+        path,
+      );
     case "type":
       return issue("schema-type", `${describe(path)} must be ${formatTypes(error.params.type)}`, path);
     case "enum":

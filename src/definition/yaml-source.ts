@@ -17,10 +17,17 @@ export interface YamlSource {
   locateInString(path: ValuePath, line: number, column: number): Position;
 }
 
-/** Formats a value path the way errors name places: `service_requests[0].field_mappings[2].value`. */
+/**
+ * Formats a value path the way errors name places: `service_requests[0].field_mappings[2].value`. A key
+ * that is not a plain name is quoted, `systems["core api"]`, so that no key prints raw into a terminal.
+ */
 export function formatPath(path: ValuePath): string {
   return path
-    .map((segment, index) => (typeof segment === "number" ? `[${segment}]` : index ? `.${segment}` : segment))
+    .map((segment, index) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      if (!/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(segment)) return `[${JSON.stringify(segment)}]`;
+      return index ? `.${segment}` : segment;
+    })
     .join("");
 }
 

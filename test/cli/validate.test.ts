@@ -141,6 +141,19 @@ service_requests:
     },
   );
 
+  it("quotes names from the files, so that no control character reaches the terminal", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/a.yaml":
+        'name: a\n"bad\\e[31mkey\\nx": 1\nservice_requests:\n  - { formula_variable: t, system: "crm\\e[0m\\r" }\n',
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.stdout).toContain('unknown key "bad\\u001b[31mkey\\nx"');
+    expect(result.stdout).toContain('no system "crm\\u001b[0m\\r"');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the very characters that must not be printed
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
   it("exits 2 when there is no project file", async () => {
     const result = await runCli(["validate"], { cwd: createTempDir() });
     expect(result.stderr).toMatch(/no bass\.config\.yaml in .* or above; give --project DIR/);

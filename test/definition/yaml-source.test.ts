@@ -143,6 +143,8 @@ describe("formatPath", () => {
     [["service_requests", 0, "field_mappings", 2, "value"], "service_requests[0].field_mappings[2].value"],
     [["name"], "name"],
     [[0, "a"], "[0].a"],
+    [["systems", "core api", "headers", "X-Api-Key"], 'systems["core api"].headers.X-Api-Key'],
+    [["a\nb", 1], '["a\\nb"][1]'],
     [[], ""],
   ])("formats %j as %j", (path, formatted) => {
     expect(formatPath(path)).toBe(formatted);

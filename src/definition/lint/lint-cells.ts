@@ -5,6 +5,7 @@ import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
 import type { Definition } from "../types.js";
+import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
 /** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
@@ -88,10 +89,9 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
     }
     for (const literal of facts.setNames) {
       if (isFree("map_value") && !setNames.has(String(literal.value))) {
-        const known = setNames.size ? `; known: ${[...setNames].join(", ")}` : "";
         report(
           "unknown-value-mapping-set",
-          `${cell.label}: no value mapping set "${literal.value}" in this integration${known}`,
+          `${cell.label}: no value mapping set ${JSON.stringify(String(literal.value))} in this integration${listKnown(setNames)}`,
           at(literal),
         );
       }
@@ -100,10 +100,9 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
       const name = formulaVariableOf(member);
       if (!name || !isFree(name.name) || formulaVariables.has(name.name) || kept.has(name.name)) continue;
       if (namespaceNames.has(name.name) || loopNames.has(name.name) || name.name in globalThis) continue;
-      const known = formulaVariables.size ? `; formula variables: ${[...formulaVariables].join(", ")}` : "";
       report(
         "unknown-formula-variable",
-        `${cell.label}: no service request has formula variable "${name.name}"${known}`,
+        `${cell.label}: no service request has formula variable ${JSON.stringify(name.name)}${listKnown(formulaVariables, "formula variables")}`,
         at(name),
       );
     }

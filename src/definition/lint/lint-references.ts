@@ -3,6 +3,7 @@ import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
 import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";
+import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
 export interface ReferenceContext {
@@ -26,13 +27,14 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     (name, at) =>
       report(
         "duplicate-formula-variable",
-        `formula variable "${name}" is used by an earlier service request`,
+        `formula variable ${JSON.stringify(name)} is used by an earlier service request`,
         at,
       ),
   );
   reportRepeats(
     sets.map(([set, index]) => [set.name, ["value_mapping_sets", index, "name"]]),
-    (name, at) => report("duplicate-value-mapping-set", `value mapping set "${name}" is defined twice`, at),
+    (name, at) =>
+      report("duplicate-value-mapping-set", `value mapping set ${JSON.stringify(name)} is defined twice`, at),
   );
   reportRepeats(
     objectItems(definition.endpoints).flatMap(([endpoint, index]) =>
@@ -40,7 +42,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
         ? [[endpointKey(endpoint.method, endpoint.path), ["endpoints", index]]]
         : [],
     ),
-    (key, at) => report("duplicate-endpoint", `endpoint ${key} is listed twice`, at),
+    (key, at) => report("duplicate-endpoint", `endpoint ${JSON.stringify(key)} is listed twice`, at),
   );
 
   const checkServiceRequest = (
@@ -60,7 +62,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     } else if (!formulaVariables.has(name)) {
       report(
         "unknown-formula-variable",
-        `no service request has formula variable "${name}"${listing(formulaVariables)}`,
+        `no service request has formula variable ${JSON.stringify(name)}${listKnown(formulaVariables)}`,
         [...at, "service_request"],
       );
     }
@@ -83,7 +85,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     if (context.systems && typeof request.system === "string" && !system) {
       report(
         "unknown-system",
-        `no system "${request.system}" in the project file${listing(Object.keys(context.systems))}`,
+        `no system ${JSON.stringify(request.system)} in the project file${listKnown(Object.keys(context.systems))}`,
         [...at, "system"],
       );
     }
@@ -94,7 +96,9 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       const hasValue = mapping.value !== undefined && mapping.value !== null;
       if (hasLiteral === hasValue) {
         const which =
-          typeof mapping.field === "string" ? `field mapping "${mapping.field}"` : "a field mapping";
+          typeof mapping.field === "string"
+            ? `field mapping ${JSON.stringify(mapping.field)}`
+            : "a field mapping";
         report(
           "mapping-source",
           `${which} needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
@@ -106,7 +110,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       if (typeof set === "string" && !setNames.has(set)) {
         report(
           "unknown-value-mapping-set",
-          `no value mapping set "${set}" in this integration${listing(setNames)}`,
+          `no value mapping set ${JSON.stringify(set)} in this integration${listKnown(setNames)}`,
           [...mappingAt, "value_mapping_set"],
         );
       }
@@ -117,7 +121,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       if (missing.length) {
         report(
           "http-mapping-required",
-          `service request "${request.formula_variable}" is on http system "${request.system}" and needs field mappings for ${missing.join(" and ")}`,
+          `service request ${JSON.stringify(request.formula_variable)} is on http system ${JSON.stringify(request.system)} and needs field mappings for ${missing.join(" and ")}`,
           at,
         );
       }
@@ -156,17 +160,17 @@ function checkPath(
     const where = loaded.source.locateInString(at, 1, parsed.offset);
     report(
       "field-path",
-      `cannot parse path "${text}": ${parsed.message} at character ${parsed.offset + 1}`,
+      `cannot parse path ${JSON.stringify(text)}: ${parsed.message} at character ${parsed.offset + 1}`,
       where,
     );
   } else if (!allowExpressions && parsed.segments.some((segment) => segment.kind === "expression")) {
-    report("field-path", `path "${text}" may hold names, indexes and [*], not expressions`, at, {
-      target: "value",
-    });
+    report(
+      "field-path",
+      `path ${JSON.stringify(text)} may hold names, indexes and [*], not expressions`,
+      at,
+      {
+        target: "value",
+      },
+    );
   }
-}
-
-function listing(names: Iterable<string>): string {
-  const all = [...names];
-  return all.length ? `; known: ${all.join(", ")}` : "";
 }

@@ -109,7 +109,7 @@ export function lintAcrossDefinitions(lints: readonly DefinitionLint[]): Issue[]
         file,
         identity.at,
         "duplicate-name",
-        `integration name "${identity.name}" is also used by ${first}`,
+        `integration name ${JSON.stringify(identity.name)} is also used by ${JSON.stringify(first)}`,
       );
     else fileByName.set(identity.name, file);
     for (const { key, at } of identity.endpoints) {
@@ -120,7 +120,7 @@ export function lintAcrossDefinitions(lints: readonly DefinitionLint[]): Issue[]
           file,
           at,
           "duplicate-endpoint",
-          `endpoint ${key} is also served by ${owner.name} (${owner.file})`,
+          `endpoint ${JSON.stringify(key)} is also served by ${JSON.stringify(owner.name)} (${JSON.stringify(owner.file)})`,
         );
     }
   }
