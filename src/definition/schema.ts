@@ -29,6 +29,15 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
     rule,
     message,
   });
+  // A key that breaks `propertyNames`: ajv reports the broken rule with the key, then `propertyNames`
+  // itself; the first says it all, and belongs at the key rather than at the mapping that holds it.
+  if (error.propertyName !== undefined) {
+    const key = error.propertyName;
+    return issue("schema-format", `key ${JSON.stringify(key)}${where} ${error.message ?? "is invalid"}`, [
+      ...path,
+      key,
+    ]);
+  }
   switch (error.keyword) {
     case "additionalProperties": {
       const key = String(error.params.additionalProperty);
@@ -57,6 +66,7 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
       const shown = allowed.map((value) => JSON.stringify(value)).join(", ");
       return issue("schema-enum", `${describe(path)} must be one of ${shown}`, path);
     }
+    case "propertyNames":
     case "if":
     case "oneOf":
     case "anyOf":

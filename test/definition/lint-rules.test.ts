@@ -261,6 +261,21 @@ describe("lint rules", () => {
   });
 });
 
+describe("schema findings", () => {
+  it("reports a system name that breaks the name pattern once, at its key", () => {
+    const project = 'systems:\n  core: { adapter: echo }\n  "core api": { adapter: echo }\n';
+    expect(lintDefinition("name: a\n", { project })).toEqual([
+      expect.objectContaining({
+        file: "bass.config.yaml",
+        line: 3,
+        column: 3,
+        rule: "schema-format",
+        message: expect.stringContaining('"core api"'),
+      }),
+    ]);
+  });
+});
+
 describe("lint rules on a malformed definition", () => {
   const rulesOf = (definition: string) => new Set(lintDefinition(definition).map((issue) => issue.rule));
 
