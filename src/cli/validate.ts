@@ -30,6 +30,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
   let config: LoadedFile<ProjectConfig> | undefined;
   let definitionFiles: string[];
   // The project file is under review when the whole project is, or when it is named.
+  let configReviewed = true;
   let configIssues: Issue[] = [];
   if (paths.length === 0) {
     const project = resolveProject({ ...load, projectDir: options.project });
@@ -42,7 +43,8 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
       : dirname(named.definitions[0] ?? options.cwd);
     const configFile = named.config ?? findProjectFile(start);
     config = configFile ? loadFile<ProjectConfig>(configFile, "project", load) : undefined;
-    if (config && named.config) configIssues = lintProjectFile(config);
+    configReviewed = named.config !== undefined;
+    if (config && configReviewed) configIssues = lintProjectFile(config);
     definitionFiles = named.definitions;
   }
 
@@ -65,10 +67,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
       color: output.color,
       toolVersion: options.version,
       strict: options.strict,
-      filesChecked: [
-        ...(config && (paths.length === 0 || configIssues.length) ? [config.file] : []),
-        ...lints.map((lint) => lint.file),
-      ],
+      filesChecked: [...(config && configReviewed ? [config.file] : []), ...lints.map((lint) => lint.file)],
     }),
   );
   return hasFailures(issues, options.strict) ? 1 : 0;
@@ -85,9 +84,16 @@ function expandPaths(
     const full = resolve(cwd, path);
     if (!existsSync(full)) throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
     if (basename(full) === projectFileName) config = full;
-    else if (statSync(full).isDirectory())
-      for (const file of listDefinitionFiles(full, ["."]).files) definitions.add(file);
-    else if (isDefinitionFile(full)) definitions.add(full);
+    else if (statSync(full).isDirectory()) {
+      const { files } = listDefinitionFiles(full, ["."]);
+      if (files.length === 0) {
+        throw new BassError(
+          "USAGE",
+          `${JSON.stringify(path)} holds no definition file (.yaml or .yml, not .test.yaml)`,
+        );
+      }
+      for (const file of files) definitions.add(file);
+    } else if (isDefinitionFile(full)) definitions.add(full);
     else throw new BassError("USAGE", `${path} is not a definition file (.yaml or .yml, not .test.yaml)`);
   }
   return { definitions: [...definitions].sort(), config };

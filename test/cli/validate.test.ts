@@ -61,6 +61,21 @@ describe("bass validate", () => {
     expect(bad.code).toBe(1);
   });
 
+  it("counts the project file as checked when it is named alone", async () => {
+    const dir = createTempDir({ "bass.config.yaml": defaultProjectFile, "integrations/a.yaml": "name: a\n" });
+    const text = await runCli(["validate", "bass.config.yaml"], { cwd: dir });
+    expect(text.stdout).toMatch(/✔ 1 file checked, no problems/);
+    const junit = await runCli(["validate", "--format", "junit", "bass.config.yaml"], { cwd: dir });
+    expect(junit.stdout).toContain('<testcase classname="bass.config.yaml" name="no problems"/>');
+  });
+
+  it("exits 2 on a folder that holds no definition file", async () => {
+    const dir = createTempDir({ "bass.config.yaml": defaultProjectFile, "docs/notes.md": "" });
+    const result = await runCli(["validate", "docs"], { cwd: dir });
+    expect(result.stderr).toMatch(/"docs" holds no definition file/);
+    expect(result.code).toBe(2);
+  });
+
   it("passes warnings unless --strict", async () => {
     const dir = createTempDir({
       "bass.config.yaml": defaultProjectFile,
