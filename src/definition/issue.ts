@@ -9,6 +9,8 @@ export interface Issue extends SourcePosition {
   /** A stable id such as `cell-syntax`; `rules.ts` lists them all. */
   rule: RuleId;
   message: string;
+  /** The finding's place holds a secret: formats show no source text around it (no code frame). */
+  sensitive?: true;
 }
 
 /** Orders issues by file, then line, then column. */

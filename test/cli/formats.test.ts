@@ -131,6 +131,13 @@ describe("text", () => {
     expect(formatText(found, options).trimEnd().split("\n").at(-1)).toBe(summary);
   });
 
+  it("prints no frame under a sensitive finding, which would show the secret again", () => {
+    const [secret] = issues;
+    const output = formatText([{ ...(secret as Issue), sensitive: true }], options);
+    expect(output).toContain("secret-literal");
+    expect(output).not.toContain("abc123secret");
+  });
+
   it("prints no frame for a file missing from sources", () => {
     const output = formatText([issue({ file: "missing.yaml" })], options);
     expect(output).not.toContain("|");

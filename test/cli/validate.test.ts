@@ -169,6 +169,16 @@ service_requests:
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 
+  it("does not print a secret literal again under its finding", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": `${defaultProjectFile}serve:\n  auth: { type: bearer, tokens: [tok-5e9c1] }\n`,
+      "integrations/a.yaml": "name: a\n",
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.stdout).toMatch(/a credential is written in serve\.auth\.tokens\[0\]/);
+    expect(result.stdout).not.toContain("tok-5e9c1");
+  });
+
   it("exits 2 when there is no project file", async () => {
     const result = await runCli(["validate"], { cwd: createTempDir() });
     expect(result.stderr).toMatch(/no bass\.config\.yaml in .* or above; give --project DIR/);

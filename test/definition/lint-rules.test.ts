@@ -276,6 +276,44 @@ describe("schema findings", () => {
   });
 });
 
+describe("secret-literal", () => {
+  const secretsIn = (project: string) =>
+    lintDefinition("name: a\n", { project }).filter((issue) => issue.rule === "secret-literal");
+  const headers = (entries: string) => `systems:\n  crm:\n    adapter: echo\n    headers: { ${entries} }\n`;
+
+  it.each<[string, boolean]>([
+    ["Authorization", true],
+    ["Proxy-Authorization", true],
+    ["X-Auth-Token", true],
+    ["X-Api-Key", true],
+    ["apikey", true],
+    ["Client_Secret", true],
+    ["X-Request-Token-Name", false],
+    ["X-Idempotency-Key", false],
+    ["Content-Type", false],
+  ])("takes a literal in header %s for a secret: %s", (name, flagged) => {
+    expect(secretsIn(headers(`${name}: lit3ral-value`)).length > 0).toBe(flagged);
+  });
+
+  it.each(["Basic ${env:USER}:${env:PASSWORD}", "Bearer ${env:TOKEN}", "${env:SCHEME} ${env:TOKEN}"])(
+    "takes %j for references only",
+    (value) => {
+      expect(secretsIn(headers(`Authorization: "${value}"`))).toEqual([]);
+    },
+  );
+
+  it("names the path of the secret and marks the finding sensitive", () => {
+    expect(secretsIn("serve:\n  auth: { type: bearer, tokens: [abc123] }\n")).toEqual([
+      expect.objectContaining({
+        line: 2,
+        column: 34,
+        message: expect.stringContaining("serve.auth.tokens[0]"),
+        sensitive: true,
+      }),
+    ]);
+  });
+});
+
 describe("lint rules on a malformed definition", () => {
   const rulesOf = (definition: string) => new Set(lintDefinition(definition).map((issue) => issue.rule));
 

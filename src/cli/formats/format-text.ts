@@ -25,8 +25,9 @@ export function formatText(issues: readonly Issue[], options: FormatTextOptions)
       const where = paint.dim(position(issue).padEnd(positionWidth));
       const severity = tint(issue.severity.padEnd(severityWidth));
       out.push(`  ${where}  ${severity}  ${issue.message}  ${paint.dim(issue.rule)}`);
+      // A sensitive finding's line holds the secret it is about: printing it would leak it once more.
       const frame =
-        source === undefined
+        source === undefined || issue.sensitive
           ? []
           : createCodeFrame(source, issue.line, issue.column, { gutter: paint.dim, mark: tint.bold });
       if (frame.length > 0) out.push(...frame, "");

@@ -1,10 +1,20 @@
 import { stripEnvReferences } from "../env.js";
 import type { LoadedFile } from "../load.js";
-import type { ValuePath } from "../yaml-source.js";
+import { formatPath, type ValuePath } from "../yaml-source.js";
 import type { Report } from "./report.js";
 
-const sensitiveName =
-  /^(authorization|proxy-authorization|cookie|set-cookie)$|api[-_]?key|token|secret|password|passwd|credential/i;
+/** Last words of a name whose value is a credential: the token of `X-Auth-Token`, not of `X-Token-Name`. */
+const sensitiveWords = new Set([
+  "authorization",
+  "cookie",
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "credential",
+  "credentials",
+  "apikey",
+]);
 const authScheme = /^\s*(bearer|basic|token|digest|apikey)\b\s*/i;
 const urlPassword = /:\/\/[^/@\s:]+:([^/@\s]+)@/;
 const urlSecretParameter =
@@ -24,35 +34,51 @@ export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
   const flag = (at: ValuePath, what: string) =>
     report(
       "secret-literal",
-      `${what} is written in the file; read it from the environment with \${env:NAME}`,
+      `${what} is written in ${formatPath(at)}; read it from the environment with \${env:NAME}`,
       at,
-      { target: "value" },
+      { target: "value", sensitive: true },
     );
 
   visitStrings(loaded.source.value, [], (text, path, parent) => {
-    const literal = stripEnvReferences(text);
-    const key = String(path.at(-1) ?? "");
-    const shape = credentialShapes.find(([pattern]) => pattern.test(literal));
+    const shape = credentialShapes.find(([pattern]) => pattern.test(stripEnvReferences(text)));
     if (shape) return flag(path, shape[1]);
     const password = urlPassword.exec(text)?.[1];
-    if (password && stripEnvReferences(password) !== "") return flag(path, "a password in a URL");
+    if (password && hasLiteral(password)) return flag(path, "a password in a URL");
     const parameter = urlSecretParameter.exec(text)?.[1];
-    if (parameter && stripEnvReferences(parameter) !== "") return flag(path, "a secret in a URL query");
-    if (isSecretSlot(path, key, parent) && literal.replace(authScheme, "").trim() !== "")
-      return flag(path, `the value of "${key}"`);
+    if (parameter && hasLiteral(parameter)) return flag(path, "a secret in a URL query");
+    if (isSecretSlot(path, parent) && hasLiteral(text.replace(authScheme, "")))
+      return flag(path, "a credential");
   });
 }
 
+/**
+ * Whether text holds something written in the file besides `${env:…}` references: a letter or digit.
+ * The colon of `${env:USER}:${env:PASSWORD}` or a space between references is no secret.
+ */
+function hasLiteral(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(stripEnvReferences(text));
+}
+
 /** Keys whose value is a credential: sensitive headers, serve tokens and passwords, a mapping onto such a field. */
-function isSecretSlot(path: ValuePath, key: string, parent: unknown): boolean {
+function isSecretSlot(path: ValuePath, parent: unknown): boolean {
+  const key = String(path.at(-1) ?? "");
   const container = path.at(-2);
   if (container === "tokens" || container === "users") return path.includes("auth");
-  if (container === "headers") return sensitiveName.test(key);
+  if (container === "headers") return isSensitiveName(key);
   if (key === "literal" && typeof (parent as { field?: unknown }).field === "string") {
     const lastName = /([^.[\]"']+)["']?\]?$/.exec((parent as { field: string }).field)?.[1] ?? "";
-    return sensitiveName.test(lastName);
+    return isSensitiveName(lastName);
   }
   return false;
+}
+
+/** Whether a header or field name ends in a word for a credential: `X-Auth-Token`, `X-Api-Key`, `accessToken`. */
+function isSensitiveName(name: string): boolean {
+  const words = name
+    .split(/[-_\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter((word) => word !== "")
+    .map((word) => word.toLowerCase());
+  return sensitiveWords.has(words.at(-1) ?? "") || words.slice(-2).join("") === "apikey";
 }
 
 function visitStrings(

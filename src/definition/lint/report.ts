@@ -8,13 +8,14 @@ export type Report = (
   rule: RuleId,
   message: string,
   at: ValuePath | Position,
-  options?: { target?: "key" | "value"; severity?: Severity },
+  options?: { target?: "key" | "value"; severity?: Severity; sensitive?: true },
 ) => void;
 
 /** A `Report` that collects findings of one file into `issues`. */
 export function createReport(loaded: LoadedFile<unknown>, issues: Issue[]): Report {
   return (rule, message, at, options = {}) => {
     const position = Array.isArray(at) ? loaded.source.locate(at, options.target) : (at as Position);
-    issues.push({ file: loaded.file, ...position, severity: options.severity ?? "error", rule, message });
+    const { severity = "error", sensitive } = options;
+    issues.push({ file: loaded.file, ...position, severity, rule, message, ...(sensitive && { sensitive }) });
   };
 }
