@@ -70,7 +70,7 @@ export async function runCli(
     stderr: (text: string) => {
       stderr += text;
     },
-    colorLevels: { stdout: options.colorLevel ?? 0, stderr: options.colorLevel ?? 0 },
+    colorLevel: options.colorLevel ?? 0,
   };
   const code = await main(argv, { cwd: options.cwd, env: options.env ?? { NO_COLOR: "1" }, write });
   return { code, stdout, stderr };
