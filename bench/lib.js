@@ -42,7 +42,7 @@ export function runCommand(argv, cwd) {
   return result.stdout;
 }
 
-const columns = [34, 12, 34, 8, 28, 6];
+const columns = [34, 14, 40, 8, 28, 6];
 
 /** Prints the table's heading; printRow fills the columns below it. */
 export function printHeader() {
@@ -53,15 +53,22 @@ export function printHeader() {
 /**
  * Prints one row: `value` in ms, the `baseline` ({ ms, label }) it is compared with, their ratio, and
  * whether `goal` ({ text, max, of: "value" | "ratio" }) holds. Without a goal the row only informs.
+ *
+ * With a `unit` other than "ms" (a rate such as "runs/s", where more is better) the baseline is
+ * `{ value, label }` in that unit, the ratio is baseline / value (how many times the baseline's cost one
+ * unit of work takes, so it reads like the ratio of times) and a goal may give `min` instead of `max`.
  */
-export function printRow(name, value, baseline, goal) {
-  const ratio = value / baseline.ms;
+export function printRow(name, value, baseline, goal, unit = "ms") {
+  const rate = unit !== "ms";
+  const ratio = rate ? baseline.value / value : value / baseline.ms;
   const measured = goal?.of === "ratio" ? ratio : value;
-  const result = goal ? (measured < goal.max ? "PASS" : "MISS") : "";
+  const met = goal?.min !== undefined ? measured >= goal.min : measured < goal?.max;
+  const result = goal ? (met ? "PASS" : "MISS") : "";
+  const format = rate ? (amount) => `${Math.round(amount)} ${unit}` : formatMs;
   printColumns([
     name,
-    formatMs(value),
-    `${formatMs(baseline.ms)} ${baseline.label}`,
+    format(value),
+    `${format(rate ? baseline.value : baseline.ms)} ${baseline.label}`,
     `${ratio.toFixed(2)}×`,
     goal?.text ?? "",
     result,

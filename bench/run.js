@@ -3,11 +3,13 @@
 // is 0 on a MISS and 1 only when a measured command fails.
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { measureEngine } from "./engine.js";
 import { printHeader, printRow } from "./lib.js";
+import { measureRunStart } from "./run-start.js";
 import { measureStartup } from "./startup.js";
 import { measureValidate } from "./validate.js";
 
-const measurements = [measureValidate, measureStartup];
+const measurements = [measureValidate, measureStartup, measureRunStart, measureEngine];
 
 const started = performance.now();
 console.log(
@@ -26,7 +28,7 @@ for (const measure of measurements) {
   }
 }
 printHeader();
-for (const row of rows) printRow(row.name, row.value, row.baseline, row.goal);
+for (const row of rows) printRow(row.name, row.value, row.baseline, row.goal, row.unit);
 console.log("");
 for (const row of rows) if (row.note) console.log(`- ${row.note}`);
 console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,62 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCommand, timeCommands } from "./lib.js";
+
+const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const samples = fileURLToPath(new URL("../samples", import.meta.url));
+
+/**
+ * `bass run` cold start: one run of the sample `customers.create` with its mock core answer, as a new
+ * process each time (load and lint the project, compile, run, write the history, print JSON), against a
+ * bare `node -e 0`, taking turns. The samples are copied to a temp dir first (without any `.bass` of
+ * theirs), so the history the runs write goes there and not into the repository.
+ */
+export async function measureRunStart({ runs = 15 } = {}) {
+  const root = mkdtempSync(join(tmpdir(), "bass-bench-run-"));
+  try {
+    const project = join(root, "samples");
+    cpSync(samples, project, {
+      recursive: true,
+      filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
+    });
+    const run = [
+      process.execPath,
+      bass,
+      "run",
+      "customers.create",
+      "--project",
+      project,
+      "--input",
+      join(project, "inputs", "customers.create.json"),
+      "--mock",
+      join(project, "mocks", "customers.create.yaml"),
+      "--json",
+    ];
+    assertRunSucceeds(run);
+
+    const [bassRun, bare] = timeCommands([run, [process.execPath, "-e", "0"]], { runs, cwd: root });
+    return [
+      {
+        name: "bass run, cold start",
+        value: bassRun.median,
+        baseline: { ms: bare.median, label: "node -e 0" },
+        goal: { text: "under 3×", max: 3, of: "ratio" },
+        note: `bass run customers.create --mock … --json (samples, history in a temp dir) takes ${(bassRun.median / bare.median).toFixed(2)}× a bare node start (medians of ${runs} runs each, alternating, after a warm-up round)`,
+      },
+    ];
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Fails the bench unless the run exits 0 with status success and the output the mock leads to. */
+function assertRunSucceeds(argv) {
+  const result = JSON.parse(runCommand(argv));
+  if (result.status !== "success" || result.output?.payload?.customer_id !== "P000042") {
+    throw new Error(
+      `bass run did not succeed: ${argv.join(" ")}\n${JSON.stringify(result, null, 2).slice(0, 4000)}`,
+    );
+  }
+}
