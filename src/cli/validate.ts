@@ -6,8 +6,8 @@ import {
   listDefinitionFiles,
   projectFileName,
 } from "../definition/files.js";
-import { compareIssues, hasFailures, type Issue } from "../definition/issue.js";
-import { createReferenceContext, lintAcrossDefinitions, lintProjectFile } from "../definition/lint/lint.js";
+import { hasFailures, type Issue } from "../definition/issue.js";
+import { collectIssues, createReferenceContext, lintProjectFile } from "../definition/lint/lint.js";
 import { lintPaths } from "../definition/lint/lint-paths.js";
 import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
@@ -52,11 +52,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     ...load,
     context: createReferenceContext(config),
   });
-  const issues = [
-    ...configIssues,
-    ...lints.flatMap((lint) => lint.issues),
-    ...lintAcrossDefinitions(lints),
-  ].sort(compareIssues);
+  const issues = collectIssues(configIssues, lints);
   const sources = new Map(
     lints.flatMap((lint) => (lint.text === undefined ? [] : [[lint.file, lint.text] as const])),
   );

@@ -3,7 +3,7 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { BassError } from "../errors.js";
 import { resolveEnv } from "./env.js";
 import { findProjectFile, listDefinitionFiles, projectFileName } from "./files.js";
-import type { Issue } from "./issue.js";
+import { hasFailures, type Issue } from "./issue.js";
 import { type SchemaName, validateSchema } from "./schema.js";
 import type { Definition, ProjectConfig } from "./types.js";
 import { parseYamlSource, type YamlSource } from "./yaml-source.js";
@@ -51,8 +51,7 @@ export function loadFile<T>(path: string, schema: SchemaName, options: LoadOptio
     throw new BassError(code, `cannot read ${file}: ${(error as Error).message}`);
   }
   const { source, issues } = parseYamlSource(file, text);
-  const valid = issues.length === 0 || issues.every((issue) => issue.severity === "warning");
-  if (valid) issues.push(...validateSchema(schema, source));
+  if (!hasFailures(issues)) issues.push(...validateSchema(schema, source));
   const resolved = resolveEnv(source.value, options.env);
   for (const { name, path: at, line, column } of resolved.unset) {
     issues.push({

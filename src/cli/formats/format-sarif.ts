@@ -1,6 +1,6 @@
 import { isAbsolute, posix } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Issue, Severity } from "../../definition/issue.js";
+import { hasFailures, type Issue, type Severity } from "../../definition/issue.js";
 import { type RuleId, rules } from "../../definition/rules.js";
 import type { FormatIssuesOptions } from "./format-issues.js";
 
@@ -51,7 +51,7 @@ export function formatSarif(issues: readonly Issue[], options: FormatSarifOption
 // The catalog has no severity of its own; each result carries its level, and the rule's default is the
 // most severe level it was reported at.
 function defaultLevel(id: RuleId, issues: readonly Issue[]): Severity {
-  return issues.some((issue) => issue.rule === id && issue.severity === "error") ? "error" : "warning";
+  return hasFailures(issues.filter((issue) => issue.rule === id)) ? "error" : "warning";
 }
 
 // Code scanning resolves relative URIs against the checkout (%SRCROOT%); a path given as absolute can

@@ -11,7 +11,7 @@ export interface LintPathsOptions extends LoadOptions {
   context: ReferenceContext;
 }
 
-/** What one thread lints; each definition is read, linted and let go, so memory stays flat. */
+/** Lints definition files one at a time: each is read, linted and let go, so memory stays flat. */
 export function lintPaths(paths: readonly string[], options: LintPathsOptions): PathLint[] {
   return paths.map((path) => {
     let definition: LoadedDefinition;

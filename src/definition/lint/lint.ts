@@ -7,7 +7,7 @@ import { endpointKey, lintReferences, type ReferenceContext } from "./lint-refer
 import { lintSecrets } from "./lint-secrets.js";
 import { createReport, type Report } from "./report.js";
 
-/** The findings of one definition, and what the rules across definitions compare (plain data, so it can cross threads). */
+/** The findings of one definition, and the summary that the rules across definitions compare, so the definition itself can be let go. */
 export interface DefinitionLint {
   file: string;
   issues: Issue[];
@@ -19,12 +19,14 @@ export interface DefinitionLint {
 export function lintProject(project: LoadedProject): Issue[] {
   const context = createReferenceContext(project.config);
   const lints = project.definitions.map((definition) => lintDefinition(definition, context));
-  return [
-    ...project.issues,
-    ...lintProjectFile(project.config),
-    ...lints.flatMap((lint) => lint.issues),
-    ...lintAcrossDefinitions(lints),
-  ].sort(compareIssues);
+  return collectIssues([...project.issues, ...lintProjectFile(project.config)], lints);
+}
+
+/** The findings of a validation in file order: the project's own, each definition's, and those across definitions. */
+export function collectIssues(projectIssues: readonly Issue[], lints: readonly DefinitionLint[]): Issue[] {
+  return [...projectIssues, ...lints.flatMap((lint) => lint.issues), ...lintAcrossDefinitions(lints)].sort(
+    compareIssues,
+  );
 }
 
 /** What references in definitions are checked against: the systems of a usable project file, as written. */
@@ -76,7 +78,7 @@ function runRules(
   issues: Issue[],
   rules: readonly ((report: Report) => void)[],
 ): boolean {
-  if (file.issues.some((issue) => issue.rule === "yaml-syntax" && issue.severity === "error")) return false;
+  if (hasFailures(file.issues.filter((issue) => issue.rule === "yaml-syntax"))) return false;
   if (file.source.value === null || typeof file.source.value !== "object") return false;
   const shapeValid = !file.issues.some((issue) => issue.rule.startsWith("schema-"));
   const report = createReport(file, issues);
@@ -91,7 +93,7 @@ function runRules(
 }
 
 /** Names and endpoints are unique in a project: the second of a pair is reported. */
-export function lintAcrossDefinitions(lints: readonly DefinitionLint[]): Issue[] {
+function lintAcrossDefinitions(lints: readonly DefinitionLint[]): Issue[] {
   const issues: Issue[] = [];
   const report = (
     file: string,
