@@ -11,7 +11,7 @@ import { lintProject } from "../src/definition/lint/lint.js";
 import { loadProject } from "../src/definition/load.js";
 import { assertUsable } from "../src/definition/usable.js";
 import { compileIntegration } from "../src/engine/compile.js";
-import { type RunInput, type RunResult, runIntegration } from "../src/engine/run.js";
+import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
 
 /** A temporary folder holding `files` (path → text), removed when the test ends. */
 export function createTempDir(files: Record<string, string> = {}): string {
@@ -55,10 +55,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI in-process, capturing what it prints. */
+/** Runs the CLI in-process, capturing what it prints; `stdin` is what `--input -` reads. */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; colorLevel?: ColorSupportLevel },
+  options: { cwd: string; env?: Record<string, string>; colorLevel?: ColorSupportLevel; stdin?: string },
 ): Promise<CliResult> {
   const { main } = await import("../src/cli/main.js");
   let stdout = "";
@@ -72,7 +72,13 @@ export async function runCli(
     },
     colorLevel: options.colorLevel ?? 0,
   };
-  const code = await main(argv, { cwd: options.cwd, env: options.env ?? { NO_COLOR: "1" }, write });
+  const readStdin = async () => options.stdin ?? "";
+  const code = await main(argv, {
+    cwd: options.cwd,
+    env: options.env ?? { NO_COLOR: "1" },
+    write,
+    readStdin,
+  });
   return { code, stdout, stderr };
 }
 
@@ -92,6 +98,15 @@ export async function runDefinition(
   input: RunInput,
   options: RunDefinitionOptions = {},
 ): Promise<RunResult> {
+  return startDefinition(definition, input, options).completion;
+}
+
+/** As `runDefinition`, but returns at once with the started run (SPEC §4.9). */
+export function startDefinition(
+  definition: string,
+  input: RunInput,
+  options: RunDefinitionOptions = {},
+): StartedRun {
   const dir = createTempDir({
     "bass.config.yaml": options.project ?? defaultProjectFile,
     "integrations/a.yaml": definition,
@@ -101,7 +116,7 @@ export async function runDefinition(
   const [loaded] = project.definitions;
   if (!loaded) throw new Error("no definition loaded");
   const mock = createMockAdapter(options.mocks ?? {}, "mocks");
-  return runIntegration(compileIntegration(loaded), input, {
+  return startIntegration(compileIntegration(loaded), input, {
     adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),
     trigger: "test",
     cellTimeoutMs: options.cellTimeoutMs ?? 1000,
