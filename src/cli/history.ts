@@ -43,9 +43,7 @@ export async function runHistoryShow(id: string, options: HistoryOptions, output
   if (!record) {
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
   }
-  output.stdout(
-    options.json ? `${JSON.stringify(record, null, 2)}\n` : `${renderRecord(record, output.paint)}\n`,
-  );
+  output.stdout(options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint));
   return 0;
 }
 

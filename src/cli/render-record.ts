@@ -27,7 +27,7 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance): string {
       ...describeItem(item, paint),
     ]);
   });
-  return [joinParts(header), ...lines].join("\n");
+  return `${[joinParts(header), ...lines].join("\n")}\n`;
 }
 
 /** The runs of `bass history`, one aligned row each, newest first as given. */
@@ -71,6 +71,10 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
         formatDuration(item.duration_ms),
         `→ ${preview(item.request.payload)}`,
         item.response ? `← ${preview(item.response.payload)}` : "",
+        // A failed call says why: the adapter's messages (a missing mock answer, a time-out, an HTTP status).
+        item.response && !ok && item.response.messages.length
+          ? paint.red(cut(oneLine(item.response.messages.join("; "))))
+          : "",
       ];
     }
     case "VALIDATION_FAILURE":

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseYaml } from "yaml";
 import type { Adapter, AdapterResolver } from "../adapters/adapter.js";
 import { echoAdapter } from "../adapters/echo.js";
@@ -52,7 +53,11 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
     secrets: [...project.config.secrets, ...definition.secrets],
   });
-  if (run.started) history.write(run.started);
+  if (run.started) {
+    // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.
+    history.write(run.started);
+    await history.flush();
+  }
   const result = await run.completion;
   history.write(result.record);
   await history.flush();
@@ -133,14 +138,22 @@ function parseInput(text: string, file: string, envelope: boolean): RunInput {
   };
 }
 
-/** JSON; a syntax error names the file, line and column. */
+/** JSON; a syntax error names the file, line and column, and never echoes the input (it may hold secrets). */
 function parseData(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? "" : lineAndColumn(text, Number(position));
-    throw new BassError("INPUT_INVALID", `${file}${where}: not valid JSON (${(error as Error).message})`);
+  } catch {
+    // JSON.parse on Node 20 often gives no position; jsonc-parser, in strict JSON mode, finds it.
+    const errors: ParseError[] = [];
+    parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
+    const [first] = errors;
+    const offset = first?.offset ?? text.length;
+    const problem = first
+      ? printParseErrorCode(first.error)
+          .replace(/(?<=[a-z])(?=[A-Z])/g, " ")
+          .toLowerCase()
+      : "it is empty";
+    throw new BassError("INPUT_INVALID", `${file}${lineAndColumn(text, offset)}: not valid JSON: ${problem}`);
   }
 }
 

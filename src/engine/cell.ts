@@ -36,6 +36,14 @@ function tick(): void {
   }
 }
 
+/** The last value a cell's `throw` statement threw, with its line in the cell. */
+let lastThrow: { value: unknown; line: number } | undefined;
+
+function thrown(line: number, value: unknown): unknown {
+  lastThrow = { value, line };
+  return value;
+}
+
 /** A free name that is neither a built-in nor always in the namespace: present only if a cell kept it. */
 function lookup(namespace: Namespace, name: string): unknown {
   if (name in namespace) return namespace[name];
@@ -59,10 +67,11 @@ export function compileCell(cell: CellRef, context: CompileCellContext): Compile
     parsed.form === "expression"
       ? `"use strict";\nreturn (${code}\n);\n//# sourceURL=bass-cell-${id}`
       : `"use strict";\n${code}\n//# sourceURL=bass-cell-${id}`;
-  const compiled = new Function("__ns", "__get", "__tick", body) as (
+  const compiled = new Function("__ns", "__get", "__tick", "__thrown", body) as (
     ns: Namespace,
     get: typeof lookup,
     tick: () => void,
+    thrownAt: typeof thrown,
   ) => unknown;
   const stackLine = new RegExp(`bass-cell-${id}:(\\d+):(\\d+)`);
 
@@ -72,7 +81,8 @@ export function compileCell(cell: CellRef, context: CompileCellContext): Compile
       const outer = currentDeadline;
       currentDeadline = deadline;
       try {
-        return compiled(namespace, lookup, tick);
+        lastThrow = undefined;
+        return compiled(namespace, lookup, tick, thrown);
       } catch (error) {
         throw toCellError(error, stackLine, (line) => at(line).line, cell.label, context);
       } finally {
@@ -93,7 +103,9 @@ function toCellError(
   const timeout = error instanceof BassError && error.code === "CELL_TIMEOUT";
   // The function's first two lines are its header and the third the strict-mode directive.
   const match = error instanceof Error ? stackLine.exec(error.stack ?? "") : null;
-  const line = match ? fileLine(Math.max(1, Number(match[1]) - 3)) : fileLine(1);
+  const throwLine = lastThrow !== undefined && lastThrow.value === error ? lastThrow.line : undefined;
+  const cellLine = throwLine ?? (match ? Math.max(1, Number(match[1]) - 3) : 1);
+  const line = fileLine(cellLine);
   const message = timeout
     ? "the cell ran past its time limit"
     : error instanceof Error
@@ -132,6 +144,7 @@ function rewriteCell(
   const isFree = (name: string) => !declared.has(name) && !cellGlobals.has(name);
   const replace = (node: Node, text: string) =>
     edits.push({ start: node.start - offset, end: node.end - offset, text });
+  const insert = (at: number, text: string) => edits.push({ start: at - offset, end: at - offset, text });
 
   ancestor(program, {
     Identifier(node, _state, ancestors) {
@@ -156,16 +169,36 @@ function rewriteCell(
           type,
           (node: Node & { body: Node }) => {
             const body = node.body;
-            if (body.type === "BlockStatement")
-              edits.push({ start: body.start - offset + 1, end: body.start - offset + 1, text: "__tick();" });
+            if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
             else {
-              edits.push({ start: body.start - offset, end: body.start - offset, text: "{__tick();" });
-              edits.push({ start: body.end - offset, end: body.end - offset, text: "}" });
+              insert(body.start, "{__tick();");
+              insert(body.end, "}");
             }
           },
         ],
       ),
     ),
+    // Recursion never reaches a loop: function bodies check the deadline too.
+    ...Object.fromEntries(
+      ["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"].map((type) => [
+        type,
+        (node: Node & { body: Node }) => {
+          const body = node.body;
+          if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
+          else {
+            insert(body.start, "(__tick(), ");
+            insert(body.end, ")");
+          }
+        },
+      ]),
+    ),
+    // A thrown string or plain object has no stack: the throw says where it stands.
+    ThrowStatement(node) {
+      const argument = (node as Node & { argument: Node }).argument;
+      const line = code.slice(0, node.start - offset).split("\n").length;
+      insert(argument.start, `__thrown(${line}, `);
+      insert(argument.end, ")");
+    },
   });
 
   edits.sort((a, b) => b.start - a.start || b.end - a.end);

@@ -26,6 +26,7 @@ export function enterFailure(state: RunState, kind: FailureKind, details: readon
   const fallback = defaultFailureOutput(kind, details, state.id);
   output.status = fallback.status;
   output.payload = fallback.payload;
+  state.defaultPayload = fallback.payload;
 }
 
 /** The §12 default output for a failure: `{ error: { code, message, run_id, details } }`. */

@@ -1,5 +1,6 @@
 import type { CompiledMask, CompiledPath } from "./compile.js";
 import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
+import type { RunRecord } from "./record.js";
 import { callOptional, type RunState, withBindings } from "./run-state.js";
 
 /** What a mask puts in place of the value it hides (SPEC §4.8). */
@@ -66,13 +67,7 @@ export function rememberMasked(values: Set<string>, value: unknown): void {
 }
 
 /** Header names whose values are always masked, wherever they appear (SPEC §4.8). */
-const sensitiveHeaders = new Set([
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "set-cookie",
-  "x-api-key",
-]);
+const sensitiveHeader = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i;
 
 /**
  * A function that masks, in place, values wherever they occur — whole or inside a longer string — and the
@@ -87,7 +82,7 @@ export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
     pattern && text.length >= shortestMaskedValue ? text.replace(pattern, maskText) : text;
   const scrubLeaf = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === "string") {
-      return key !== undefined && sensitiveHeaders.has(key.toLowerCase()) ? maskText : scrubText(value);
+      return key !== undefined && sensitiveHeader.test(key) ? maskText : scrubText(value);
     }
     if (pattern && (typeof value === "number" || typeof value === "bigint")) {
       const text = String(value);
@@ -123,6 +118,43 @@ export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
     if (value !== null && typeof value === "object") scrub(value);
     return scrubLeaf(value, undefined) as T;
   };
+}
+
+/**
+ * Masks a run record in place: the content of its items (payloads, headers, messages, labels, data), never
+ * its structure (ids, kinds, levels, keys of the record itself), so it stays a §5 record whatever was masked.
+ */
+export function maskRecord(record: RunRecord, scrub: <T>(value: T) => T): RunRecord {
+  for (const item of record.items) {
+    switch (item.kind) {
+      case "INPUT":
+        item.data = scrub(item.data);
+        break;
+      case "REQUEST":
+        item.request = scrub(item.request);
+        if (item.response) item.response = scrub(item.response);
+        break;
+      case "VALIDATION_FAILURE":
+        item.label = scrub(item.label);
+        item.message = scrub(item.message);
+        break;
+      case "DEBUG":
+        if (item.label !== undefined) item.label = scrub(item.label);
+        item.data = scrub(item.data);
+        break;
+      case "LOG":
+        item.data = scrub(item.data);
+        break;
+      case "FAILURE":
+        item.error.message = scrub(item.error.message);
+        break;
+      case "OUTPUT":
+        item.data = scrub(item.data);
+        break;
+    }
+  }
+  record.labels = record.labels.map((label) => scrub(label));
+  return record;
 }
 
 function escapeRegExp(text: string): string {

@@ -19,6 +19,7 @@ export function checkOutput(state: RunState): OutputData {
     Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-type"),
   );
   state.namespace.output = fallback;
+  state.defaultPayload = fallback.payload;
   return fallback;
 }
 

@@ -9,6 +9,7 @@ const maxTime = 2 ** 48 - 1;
 const runIdPattern = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
 let lastTime = -1;
+let lastTimeText = "";
 let lastRandom: number[] = [];
 
 /** A new run id: a ULID (millisecond time, then randomness), monotonic within the process so ids sort in creation order. */
@@ -19,14 +20,15 @@ export function createRunId(now: number = Date.now()): string {
   // The same millisecond, or a clock that stepped back, continues from the last id instead of a
   // fresh random part, so the new id still sorts after it.
   if (now <= lastTime && increment(lastRandom)) {
-    return encodeTime(lastTime) + encodeDigits(lastRandom);
+    return lastTimeText + encodeDigits(lastRandom);
   }
   lastTime = Math.max(now, lastTime + 1);
   if (lastTime > maxTime)
     throw new RangeError("run ids have run out of time: the clock is past the year 10889");
   // 256 is a multiple of 32, so each byte's low five bits are a uniform digit.
   lastRandom = [...randomBytes(randomLength)].map((byte) => byte & 31);
-  return encodeTime(lastTime) + encodeDigits(lastRandom);
+  lastTimeText = encodeTime(lastTime);
+  return lastTimeText + encodeDigits(lastRandom);
 }
 
 /** Whether a text has exactly the shape of a run id; every file path built from an id is guarded by it. */
@@ -51,7 +53,9 @@ function encodeTime(time: number): string {
 }
 
 function encodeDigits(digits: readonly number[]): string {
-  return digits.map((digit) => alphabet.charAt(digit)).join("");
+  let text = "";
+  for (const digit of digits) text += alphabet.charAt(digit);
+  return text;
 }
 
 /** Adds one to the base-32 digits in place; false when they were all at the top (80 bits used up). */

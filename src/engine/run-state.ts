@@ -24,12 +24,16 @@ export interface RunState {
   runDeadline: number;
   /** Made on the first adapter call: aborts adapters and settles when the run times out. */
   runTimer: RunTimer | undefined;
+  /** The §12 default payload the engine set, so that it can be masked if it is still the answer at the end. */
+  defaultPayload: unknown;
   clock: () => Date;
 }
 
 export interface RunTimer {
   signal: AbortSignal;
+  /** Settles when the run times out. */
   expired: Promise<void>;
+  hasExpired(): boolean;
   cancel(): void;
 }
 
@@ -39,9 +43,11 @@ export function runTimerOf(state: RunState): RunTimer {
   // Most adapters never look at the signal, and an AbortController costs more than the rest of a call.
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
   const expired = new Promise<void>((resolve) => {
     timer = setTimeout(
       () => {
+        done = true;
         controller?.abort();
         resolve();
       },
@@ -55,6 +61,7 @@ export function runTimerOf(state: RunState): RunTimer {
       return controller.signal;
     },
     expired,
+    hasExpired: () => done,
     cancel: () => clearTimeout(timer),
   };
   return state.runTimer;
@@ -91,12 +98,18 @@ export function callOptional(state: RunState, cell: CompiledCell | undefined): u
 /** Binds loop variables for the duration of `work`, then unbinds them (SPEC §4.2 scopes). */
 export function withBindings<T>(state: RunState, bindings: Record<string, unknown>, work: () => T): T {
   const namespace = state.namespace;
-  const saved = Object.keys(bindings).map((name) => [name, namespace[name]] as const);
-  Object.assign(namespace, bindings);
+  // Plain loops: this runs around every hook, rule and mapping of a service call.
+  const names: string[] = [];
+  const saved: unknown[] = [];
+  for (const name in bindings) {
+    names.push(name);
+    saved.push(namespace[name]);
+    namespace[name] = bindings[name];
+  }
   try {
     return work();
   } finally {
-    for (const [name, value] of saved) namespace[name] = value;
+    for (let index = 0; index < names.length; index++) namespace[names[index] as string] = saved[index];
   }
 }
 

@@ -2,7 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
 import type { CompiledIntegration } from "./compile.js";
 import { enterFailure, failOnError } from "./failure.js";
-import { applyMasks, createScrubber } from "./masks.js";
+import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
@@ -89,6 +89,7 @@ export function startIntegration(
     cellTimeoutMs: options.cellTimeoutMs,
     runDeadline: performance.now() + runTimeoutMs,
     runTimer: undefined,
+    defaultPayload: undefined,
     clock,
   };
   const inputData = buildInput(integration, input);
@@ -110,17 +111,25 @@ export function startIntegration(
   const completion = runSteps(state, inputItem, options, runTimeoutMs).then(() => {
     state.runTimer?.cancel();
     const final = checkOutput(state);
+    const scrubber = scrub();
+    // The §12 default output is masked, also where serve sends it: it may echo input in its details.
+    if (isDefaultOutput(state, final)) scrubber(final.payload);
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
     return {
       runId: state.id,
       status,
       output: final,
-      record: scrub()(buildRecord(state, status, clock)),
+      record: maskRecord(buildRecord(state, status, clock), scrubber),
     } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   return { runId: state.id, started, accepted, completion };
+}
+
+/** Whether the output's payload is still the engine's own §12 default, untouched by a hook. */
+function isDefaultOutput(state: RunState, output: OutputData): boolean {
+  return state.defaultPayload !== undefined && output.payload === state.defaultPayload;
 }
 
 /** Steps 2 to 7 of SPEC §4.4. */
@@ -132,11 +141,15 @@ async function runSteps(
 ): Promise<void> {
   const { hooks } = state.integration;
   const steps: (() => unknown)[] = [
+    // The INPUT item keeps the payload as received, masked before any cell can fail or end the run, so the
+    // record never holds what a mask hides (SPEC §4.8).
+    () => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
+    // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
+    () =>
+      state.integration.definition.run_async ? new Promise((resolve) => setImmediate(resolve)) : undefined,
     () => callOptional(state, hooks.before_hook),
     () => {
-      // The INPUT item keeps the payload as received; the payload after before_hook is masked too, so that
-      // what a hook copied elsewhere is masked by value (SPEC §4.8).
-      applyMasks(state, state.integration.inputMasks, inputItem.data.payload);
+      // Masked again after before_hook, so that what a hook copied elsewhere is masked by value too.
       const short = applyMasks(state, state.integration.inputMasks, snapshot(currentInput(state).payload));
       if (short.length)
         enterFailure(
@@ -163,7 +176,8 @@ async function runSteps(
         break;
       }
       try {
-        await step();
+        const pending = step();
+        if (pending instanceof Promise) await pending;
       } catch (error) {
         if (error instanceof RunEnded) throw error;
         failOnError(state, error);
@@ -192,7 +206,7 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
   const endpoint = integration.definition.endpoints?.[0];
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {}))
-    headers[name.toLowerCase()] = String(value);
+    setOwn(headers, name.toLowerCase(), String(value));
   return {
     payload: input.payload ?? {},
     method: (input.method ?? endpoint?.method ?? "POST").toUpperCase(),

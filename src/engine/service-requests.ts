@@ -147,10 +147,6 @@ async function execute(
   sridx: number | null,
 ): Promise<{ response: AdapterResponse; timedOut: boolean }> {
   const timer = runTimerOf(state);
-  const timedOut = timer.expired.then(() => {
-    const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
-    return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
-  });
   try {
     const adapter = adapters(request.system);
     const context = {
@@ -161,11 +157,15 @@ async function execute(
         return timer.signal;
       },
     };
-    const call = adapter.execute(snapshot(prepared) as CallSlot["request"], context);
-    return await Promise.race([
-      call.then((response) => ({ response: normalizeResponse(response), timedOut: false })),
-      timedOut,
+    const answer = await Promise.race([
+      adapter.execute(snapshot(prepared) as CallSlot["request"], context),
+      timer.expired,
     ]);
+    if (answer === undefined && timer.hasExpired()) {
+      const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
+      return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
+    }
+    return { response: normalizeResponse(answer as AdapterResponse), timedOut: false };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { response: { success: false, payload: null, messages: [message] }, timedOut: false };

@@ -47,6 +47,7 @@ export function runRules(
 /** The value of an `apply_to_each` / `call_for_each` / `include_for_each` cell, which must be iterable. */
 export function toIterable(value: unknown, what: string): Iterable<unknown> {
   if (value === null || value === undefined) return [];
-  if (typeof value === "object" && Symbol.iterator in value) return value as Iterable<unknown>;
+  if (typeof value === "string" || (typeof value === "object" && Symbol.iterator in value))
+    return value as Iterable<unknown>;
   throw new TypeError(`${what}: expected a list to iterate, got ${typeof value}`);
 }

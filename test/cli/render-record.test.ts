@@ -95,7 +95,8 @@ describe("renderRecord", () => {
       ├─  7 FAILURE            CELL_ERROR: x is not defined (before_hook, line 12)
       ├─  8 DEBUG              [1,2]
       ├─  9 FAILURE            ADAPTER: no answer
-      └─ 10 OUTPUT             502 {"error":{"code":"ADAPTER"}}"
+      └─ 10 OUTPUT             502 {"error":{"code":"ADAPTER"}}
+      "
     `);
   });
 

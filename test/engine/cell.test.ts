@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CellRef } from "../../src/definition/cells.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
-import { BassError } from "../../src/errors.js";
 import { compileCell, type Namespace } from "../../src/engine/cell.js";
+import { BassError } from "../../src/errors.js";
 
 /** Compiles `code` as the before_hook of a definition whose file starts with `name: a` on line 1. */
 function compile(code: string, names: string[] = ["input", "output", "keep"]) {
@@ -12,10 +12,16 @@ function compile(code: string, names: string[] = ["input", "output", "keep"]) {
     .join("\n")}\n`;
   const { source } = parseYamlSource("a.yaml", text);
   const cell: CellRef = { path: ["before_hook"], label: "before_hook", code: `${code}\n`, bindings: [] };
-  return compileCell(cell, { integration: "a", file: "a.yaml", namespaceNames: new Set(names), locateInString: source.locateInString });
+  return compileCell(cell, {
+    integration: "a",
+    file: "a.yaml",
+    namespaceNames: new Set(names),
+    locateInString: source.locateInString,
+  });
 }
 
-const namespace = (values: Record<string, unknown> = {}): Namespace => Object.assign(Object.create(null), values);
+const namespace = (values: Record<string, unknown> = {}): Namespace =>
+  Object.assign(Object.create(null), values);
 const forever = Number.POSITIVE_INFINITY;
 
 describe("cells", () => {
@@ -40,9 +46,12 @@ describe("cells", () => {
     expect(ns.input).toEqual({ replaced: true });
   });
 
-  it.each(["process.exit(1)", "require('node:fs')", "globalThis.process", "eval('1')"])("has no %s", (code) => {
-    expect(() => compile(code).run(namespace(), forever)).toThrow(/is not defined/);
-  });
+  it.each(["process.exit(1)", "require('node:fs')", "globalThis.process", "eval('1')"])(
+    "has no %s",
+    (code) => {
+      expect(() => compile(code).run(namespace(), forever)).toThrow(/is not defined/);
+    },
+  );
 
   it("names the integration, the cell and the file line of a runtime error", () => {
     const cell = compile("const a = 1\nconst b = null\nreturn b.x");
@@ -62,7 +71,9 @@ describe("cells", () => {
 
   it("ends an endless loop at its deadline, and the next run works", () => {
     const cell = compile("let n = 0\nwhile (true) n++");
-    expect(() => cell.run(namespace(), performance.now() + 20)).toThrow(expect.objectContaining({ code: "CELL_TIMEOUT" }));
+    expect(() => cell.run(namespace(), performance.now() + 20)).toThrow(
+      expect.objectContaining({ code: "CELL_TIMEOUT" }),
+    );
     expect(() => compile("for (;;) {}").run(namespace(), performance.now() + 20)).toThrow(/time limit/);
     expect(compile("input.n").run(namespace({ input: { n: 3 } }), forever)).toBe(3);
   });

@@ -85,9 +85,10 @@ const answered: MockAnswers = { core: { success: true, status: 200, payload: { o
 
 const upToTheCall = [
   "INPUT",
-  "before_hook 200",
-  // INPUT masks apply to the payload as received and again after before_hook (SPEC §4.8).
+  // INPUT masks apply to the payload as received (before any hook can fail or end the run) and again
+  // after before_hook (SPEC §4.8).
   "INPUT mask",
+  "before_hook 200",
   "INPUT mask",
   "INPUT rule field",
   "INPUT rule",
@@ -127,8 +128,8 @@ describe("the order of a run (SPEC §4.4)", () => {
       mocks: answered,
       order: [
         "INPUT",
-        "before_hook 200",
         "INPUT mask",
+        "before_hook 200",
         "INPUT mask",
         "INPUT rule field",
         "INPUT rule",
@@ -145,7 +146,15 @@ describe("the order of a run (SPEC §4.4)", () => {
       name: "an error in before_hook: on to step 6",
       payload: { valid: true, throw_in: "before_hook" },
       mocks: answered,
-      order: ["INPUT", "before_hook 200", "FAILURE", "on_failure_hook 500", "finally_hook 500", "OUTPUT"],
+      order: [
+        "INPUT",
+        "INPUT mask",
+        "before_hook 200",
+        "FAILURE",
+        "on_failure_hook 500",
+        "finally_hook 500",
+        "OUTPUT",
+      ],
       status: "failure",
       outputStatus: 500,
     },
@@ -163,8 +172,8 @@ describe("the order of a run (SPEC §4.4)", () => {
       mocks: answered,
       order: [
         "INPUT",
-        "before_hook 200",
         "INPUT mask",
+        "before_hook 200",
         "INPUT mask",
         "INPUT rule field",
         "INPUT rule",

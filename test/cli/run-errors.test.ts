@@ -1,0 +1,82 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { createRunId } from "../../src/engine/run-id.js";
+import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+
+const taxId = "123-45-6789";
+
+function project(definition: Record<string, unknown>, input: unknown, mock: unknown = {}): string {
+  return createTempDir({
+    "bass.config.yaml": defaultProjectFile,
+    "integrations/a.yaml": stringify({ name: "a", ...definition }),
+    "input.json": typeof input === "string" ? input : JSON.stringify(input),
+    "mock.json": JSON.stringify(mock),
+  });
+}
+
+function historyText(dir: string): string {
+  const folder = join(dir, ".bass", "history");
+  return existsSync(folder)
+    ? readdirSync(folder)
+        .map((name) => readFileSync(join(folder, name), "utf8"))
+        .join("\n")
+    : "";
+}
+
+describe("bass run", () => {
+  it("names file:line:col for every input that is not JSON", async () => {
+    const dir = project({}, '{\n  "a": }\n');
+    const result = await runCli(["run", "a", "--input", "input.json"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^bass: input\.json:2:\d+: not valid JSON/);
+  });
+
+  it.each(["data", "info", "kind", createRunId().slice(0, 5)])(
+    "prints and stores a run whose masked value is %j",
+    async (value) => {
+      const dir = project(
+        { masks: [{ type: "INPUT", field: "v" }], on_success_hook: "console.log('hello')" },
+        { v: value },
+      );
+      const result = await runCli(["run", "a", "--input", "input.json"], { cwd: dir });
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/├─ 2 LOG +info: hello/);
+    },
+  );
+
+  it("masks the input of a run whose before_hook throws, in the tree and in history", async () => {
+    const dir = project(
+      { masks: [{ type: "INPUT", field: "tax_id" }], before_hook: "throw new Error('no')" },
+      { tax_id: taxId },
+    );
+    const result = await runCli(["run", "a", "--input", "input.json"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain(taxId);
+    expect(historyText(dir)).not.toContain(taxId);
+  });
+
+  it("shows the message that names the service request a mock file does not answer", async () => {
+    const dir = project(
+      {
+        service_requests: [
+          {
+            formula_variable: "core",
+            system: "core",
+            field_mappings: [
+              { field: "service_path", literal: "/core/v1/persons" },
+              { field: "method", literal: "POST" },
+            ],
+          },
+        ],
+      },
+      {},
+      {},
+    );
+    const result = await runCli(["run", "a", "--input", "input.json", "--mock", "mock.json"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toContain('no answer for service request "core"');
+  });
+});

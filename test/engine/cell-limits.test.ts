@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import type { Item } from "../../src/engine/record.js";
+import { runDefinition } from "../_helpers.js";
+
+function failures(items: readonly Item[]) {
+  return items.flatMap((item) => (item.kind === "FAILURE" ? [item.error] : []));
+}
+
+describe("a cell that runs longer than cell_timeout_ms throws a time-out error (SPEC §4.1)", () => {
+  // Function bodies check the deadline as loop bodies do, so recursion without a loop ends too.
+  it.each([
+    ["deep recursion", "function f(n) { return n === 0 ? 0 : f(n - 1) + f(n - 1) }\nreturn f(24)"],
+    [
+      "recursion through an arrow function",
+      "const f = (n) => (n === 0 ? 0 : f(n - 1) + f(n - 1))\nreturn f(24)",
+    ],
+  ])("ends %s with a 504", async (_name, code) => {
+    const result = await runDefinition(
+      `name: slow\nbefore_hook: ${JSON.stringify(code)}\n`,
+      { payload: {} },
+      {
+        cellTimeoutMs: 20,
+      },
+    );
+    expect(result.status).toBe("failure");
+    expect(result.output.status).toBe(504);
+    expect(failures(result.record.items)).toEqual([expect.objectContaining({ code: "cell_timeout" })]);
+  });
+});
+
+describe("an error names the 1-based line of the definition file (SPEC §4.1)", () => {
+  it.each([
+    ["a thrown string", 'name: p\nbefore_hook: |\n  const a = 1\n  const b = 2\n  throw "bad thing"\n', 5],
+    ["a thrown object", "name: p\nbefore_hook: |\n  const a = 1\n  const b = 2\n  throw { code: 7 }\n", 5],
+  ])("reports the line of %s", async (_name, definition, line) => {
+    const result = await runDefinition(definition, { payload: {} });
+    expect(failures(result.record.items)).toEqual([expect.objectContaining({ cell: "before_hook", line })]);
+  });
+});
