@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
-import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import { parse as parseYaml } from "yaml";
 import type { Adapter, AdapterResolver } from "../adapters/adapter.js";
 import { echoAdapter } from "../adapters/echo.js";
@@ -38,7 +38,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   for (const warning of issues)
     output.stderr(`warning: ${warning.file}:${warning.line}:${warning.column}  ${warning.message}\n`);
 
-  const input = parseInput(await readInput(options), options.input, options.inputEnvelope);
+  const input = await parseInput(await readInput(options), options.input, options.inputEnvelope);
   const config = project.config.value;
   const adapters = options.mock
     ? mockAdapters(options.mock, options.cwd)
@@ -105,8 +105,8 @@ async function readInput(options: RunCommandOptions): Promise<string> {
 }
 
 /** The input file: the request body, or with --input-envelope `{ payload, method, path, params, headers }`. */
-function parseInput(text: string, file: string, envelope: boolean): RunInput {
-  const value = parseData(text, file === "-" ? "stdin" : file);
+async function parseInput(text: string, file: string, envelope: boolean): Promise<RunInput> {
+  const value = await parseData(text, file === "-" ? "stdin" : file);
   if (!envelope) return { payload: value };
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new BassError(
@@ -139,11 +139,12 @@ function parseInput(text: string, file: string, envelope: boolean): RunInput {
 }
 
 /** JSON; a syntax error names the file, line and column, and never echoes the input (it may hold secrets). */
-function parseData(text: string, file: string): unknown {
+async function parseData(text: string, file: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
     // JSON.parse on Node 20 often gives no position; jsonc-parser, in strict JSON mode, finds it.
+    const { parse: parseJsonc, printParseErrorCode } = await import("jsonc-parser");
     const errors: ParseError[] = [];
     parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
     const [first] = errors;

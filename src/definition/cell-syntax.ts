@@ -31,8 +31,22 @@ const expressionOptions: Options = { ...bodyOptions, preserveParens: true };
 // Cells run in strict mode; the directive sits on its own line so that only line numbers shift.
 const strictPrefix = '"use strict";\n';
 
+// `validate` and the compiler both parse every cell, and projects repeat cells; the trees are only read.
+const parsedCells = new Map<string, ParsedCell>();
+const parsedCellsLimit = 10_000;
+
 /** Parses a cell as it will run: strict mode, expression form when it is one line that is an expression. */
 export function parseCell(code: string): ParsedCell {
+  let parsed = parsedCells.get(code);
+  if (!parsed) {
+    if (parsedCells.size >= parsedCellsLimit) parsedCells.clear();
+    parsed = parseCellOnce(code);
+    parsedCells.set(code, parsed);
+  }
+  return parsed;
+}
+
+function parseCellOnce(code: string): ParsedCell {
   // The untrimmed code is parsed so that node positions count the white space around it.
   if (!code.trim().includes("\n")) {
     const expression = parseExpression(code);
