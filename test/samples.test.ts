@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { lintProject } from "../src/definition/lint/lint.js";
 import { loadProject } from "../src/definition/load.js";
+import { createTempDir, runCli } from "./_helpers.js";
 
 const samples = join(import.meta.dirname, "..", "samples");
 const project = loadProject({ cwd: samples, env: {} });
@@ -49,5 +50,49 @@ describe("samples/", () => {
     const formulaVariables = (definition?.service_requests ?? []).map((request) => request.formula_variable);
     expect(Object.keys(mock).sort()).toEqual(formulaVariables.sort());
     for (const answer of Object.values(mock)) expect(answer.success).toBe(true);
+  });
+});
+
+describe("bass run on the samples with their mock files", () => {
+  const expected: Record<string, { status: number; fields: Record<string, unknown> }> = {
+    "customers.retrieve": {
+      status: 200,
+      fields: { customer_id: "P000001", status: "active", tax_id_last4: "3333" },
+    },
+    "monetary-transactions.retrieve": { status: 200, fields: { account_number: "1000000001", total: 3 } },
+    "customers.create": { status: 201, fields: { customer_id: "P000042", status: "active" } },
+    "deposit-accounts.create": {
+      status: 201,
+      fields: { account_number: "1000000042", product_type: "savings" },
+    },
+    "monetary-internal-transfers.create": { status: 201, fields: { status: "posted", amount: "150.00" } },
+  };
+
+  it.each(names)("runs %s to its documented answer", async (name) => {
+    // A copy, so that the runs' history does not land in the repository's samples/.
+    const dir = createTempDir();
+    cpSync(samples, dir, { recursive: true, filter: (path) => !path.includes(".bass") });
+    const envelope = name.endsWith(".retrieve") ? ["--input-envelope"] : [];
+    const result = await runCli(
+      [
+        "run",
+        name,
+        "--project",
+        dir,
+        ...envelope,
+        "--input",
+        `inputs/${name}.json`,
+        "--mock",
+        `mocks/${name}.yaml`,
+        "--json",
+      ],
+      { cwd: dir },
+    );
+    expect(result.stderr).toBe("");
+    const { status, output } = JSON.parse(result.stdout);
+    expect(status).toBe("success");
+    expect(output.status).toBe(expected[name]?.status);
+    expect(output.payload).toMatchObject(expected[name]?.fields ?? {});
+    expect(result.code).toBe(0);
   });
 });
