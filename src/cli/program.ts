@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import type { HistoryFilter } from "../engine/history.js";
 import type { RunStatus } from "../engine/record.js";
 import { type IssueFormat, issueFormats } from "./formats/format-issues.js";
+import type { MockcoreCommandOptions } from "./mockcore.js";
 import { createOutput, type Writers } from "./output.js";
 
 /** The version of the installed package. */
@@ -148,7 +149,56 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
+  globals(
+    program
+      .command("mockcore")
+      .description("serve the mock core banking system (its demo data, or a data file) until Ctrl-C")
+      .option("--port <n>", "the port to listen on (0: any free port)", parsePort, 4010)
+      .option("--host <host>", "the address to listen on", "127.0.0.1")
+      .option("--data <file>", "keep the core's state in this JSON file (default: in memory)")
+      .option("--latency <ms>", "wait this many milliseconds before each answer", parseMilliseconds)
+      .option("--error-rate <r>", "share of requests (0 to 1) answered 500", parseRate)
+      .option(
+        "--reset-rate <r>",
+        "share of requests (0 to 1) whose connection drops after the work is done",
+        parseRate,
+      )
+      .option(
+        "--malformed-rate <r>",
+        "share of requests (0 to 1) answered 200 with a body that is not JSON",
+        parseRate,
+      ),
+  ).action(async (options: GlobalOptions & Omit<MockcoreCommandOptions, "cwd" | "stopped">) => {
+    const { runMockcore } = await import("./mockcore.js");
+    const { port, host, data, latency, errorRate, resetRate, malformedRate } = options;
+    context.exitCode = await runMockcore(
+      { port, host, data, latency, errorRate, resetRate, malformedRate, cwd: context.cwd },
+      outputFor(options),
+    );
+  });
+
   return program;
+}
+
+/** `--port`: a whole number from 0 to 65535. */
+function parsePort(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new InvalidArgumentError("give a port from 0 to 65535");
+  return Number(text);
+}
+
+/** `--latency`: a whole number of milliseconds, 0 or more. */
+function parseMilliseconds(text: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new InvalidArgumentError("give a whole number of milliseconds");
+  return Number(text);
+}
+
+/** A rate: a number from 0 to 1, such as 0.2. */
+function parseRate(text: string): number {
+  const rate = Number(text);
+  if (!/^\d*\.?\d+$/.test(text) || rate > 1)
+    throw new InvalidArgumentError("give a number from 0 to 1, such as 0.2");
+  return rate;
 }
 
 /** `--limit`: a whole number of runs, 1 or more. */

@@ -1,0 +1,67 @@
+import { resolve } from "node:path";
+import { startMockcore } from "../mockcore/server.js";
+import type { Output } from "./output.js";
+
+export interface MockcoreCommandOptions {
+  port: number;
+  host: string;
+  /** The data file, relative to `cwd`; without it the core keeps the demo data in memory. */
+  data?: string | undefined;
+  latency?: number | undefined;
+  errorRate?: number | undefined;
+  resetRate?: number | undefined;
+  malformedRate?: number | undefined;
+  cwd: string;
+  /** Resolves when the core should stop (default: the process's first SIGINT or SIGTERM). */
+  stopped?: Promise<unknown>;
+}
+
+const loopbackHosts = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** `bass mockcore`: serves the mock core until stopped, then closes it with its data file written; exit 0. */
+export async function runMockcore(options: MockcoreCommandOptions, output: Output): Promise<number> {
+  // Listening from the start, so a signal that comes while the core starts still stops it cleanly.
+  const signal = options.stopped ? undefined : waitForStopSignal();
+  const stopped = options.stopped ?? signal?.received;
+  const dataFile = options.data === undefined ? undefined : resolve(options.cwd, options.data);
+  const core = await startMockcore({
+    host: options.host,
+    port: options.port,
+    dataFile,
+    faults: {
+      latencyMs: options.latency,
+      errorRate: options.errorRate,
+      resetRate: options.resetRate,
+      malformedRate: options.malformedRate,
+    },
+  }).catch((error: unknown) => {
+    signal?.cancel();
+    throw error;
+  });
+  if (!loopbackHosts.has(options.host))
+    output.stderr(
+      `warning: the mock core has no authentication, and anyone who reaches ${options.host} can use it\n`,
+    );
+  output.stdout(`mockcore listening on ${core.url}${dataFile ? ` (data: ${dataFile})` : ""}\n`);
+  await stopped;
+  await core.close();
+  return 0;
+}
+
+/** The process's first SIGINT or SIGTERM; `cancel` gives both back to their default handling. */
+function waitForStopSignal(): { received: Promise<NodeJS.Signals>; cancel(): void } {
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const cancel = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    stop = (signal) => {
+      cancel();
+      resolve(signal);
+    };
+  });
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return { received, cancel };
+}
