@@ -87,20 +87,34 @@ export function createProgram(context: ProgramContext): Command {
         "--mock <file>",
         "answer service requests from this file (YAML or JSON) instead of calling systems",
       )
+      .option(
+        "--record <file>",
+        "keep every adapter exchange of the run, masked, in a cassette (YAML; JSON by extension)",
+      )
+      .option("--replay <file>", "answer service requests from a cassette that --record wrote")
       .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false),
   ).action(
     async (
       name: string,
-      options: GlobalOptions & { input: string; inputEnvelope: boolean; mock?: string; json: boolean },
+      options: GlobalOptions & {
+        input: string;
+        inputEnvelope: boolean;
+        mock?: string;
+        record?: string;
+        replay?: string;
+        json: boolean;
+      },
     ) => {
       const { runRun } = await import("./run.js");
-      const { input, inputEnvelope, mock, json, project } = options;
+      const { input, inputEnvelope, mock, record, replay, json, project } = options;
       context.exitCode = await runRun(
         name,
         {
           input,
           inputEnvelope,
           mock,
+          record,
+          replay,
           json,
           project,
           cwd: context.cwd,

@@ -1,25 +1,29 @@
-import { readFileSync } from "node:fs";
-import { basename, extname, resolve } from "node:path";
-import type { ParseError } from "jsonc-parser";
-import { parse as parseYaml } from "yaml";
-import type { Adapter, AdapterResolver } from "../adapters/adapter.js";
-import { echoAdapter } from "../adapters/echo.js";
-import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
+import { basename, extname } from "node:path";
 import { createReferenceContext, lintDefinition, lintProjectFile } from "../definition/lint/lint.js";
-import { type Env, type LoadedDefinition, loadFile, resolveProject } from "../definition/load.js";
-import type { Definition, SystemConfig } from "../definition/types.js";
+import {
+  type Env,
+  type LoadedDefinition,
+  loadFile,
+  type ResolvedProject,
+  resolveProject,
+} from "../definition/load.js";
+import type { Definition, ProjectConfig } from "../definition/types.js";
 import { assertUsable } from "../definition/usable.js";
-import { compileIntegration } from "../engine/compile.js";
+import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
+import { createRunAdapters, type RunAdapters } from "./run-adapters.js";
+import { readRunInput } from "./run-input.js";
 
 export interface RunCommandOptions {
   input: string;
   inputEnvelope: boolean;
   mock?: string | undefined;
+  record?: string | undefined;
+  replay?: string | undefined;
   json: boolean;
   project?: string | undefined;
   cwd: string;
@@ -38,16 +42,41 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   for (const warning of issues)
     output.stderr(`warning: ${warning.file}:${warning.line}:${warning.column}  ${warning.message}\n`);
 
-  const input = await parseInput(await readInput(options), options.input, options.inputEnvelope);
+  const input = await readRunInput(options);
   const config = project.config.value;
-  const adapters = options.mock
-    ? mockAdapters(options.mock, options.cwd)
-    : systemAdapters(config.systems ?? {});
   const integration = compileIntegration(definition);
-  for (const request of integration.serviceRequests) adapters(request.system); // an adapter bass cannot call stops here, before the run
+  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config });
+  try {
+    return await runWith(
+      integration,
+      input,
+      adapters,
+      { ...options, name, config, resolved: project, definition },
+      output,
+    );
+  } finally {
+    await adapters.close();
+  }
+}
+
+async function runWith(
+  integration: CompiledIntegration,
+  input: RunInput,
+  adapters: RunAdapters,
+  context: RunCommandOptions & {
+    name: string;
+    config: ProjectConfig;
+    resolved: ResolvedProject;
+    definition: LoadedDefinition;
+  },
+  output: Output,
+): Promise<number> {
+  const { config, resolved: project, definition } = context;
+  // An adapter bass cannot call stops the run here, before it starts.
+  for (const request of integration.serviceRequests) adapters.resolve(request.system);
   const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
   const run = startIntegration(integration, input, {
-    adapters,
+    adapters: adapters.resolve,
     trigger: "cli",
     cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
@@ -60,12 +89,13 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   }
   const result = await run.completion;
   history.write(result.record);
+  adapters.save(result, integration.name);
   await history.flush();
 
   // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
   const recorded = result.record.items.findLast((item) => item.kind === "OUTPUT");
   const shownOutput = run.accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
-  if (options.json) {
+  if (context.json) {
     output.stdout(
       `${JSON.stringify({ run_id: result.runId, status: result.status, output: shownOutput, history: result.record }, null, 2)}\n`,
     );
@@ -90,114 +120,4 @@ function findDefinition(
     "INTEGRATION_NOT_FOUND",
     `no integration named ${name} in the project (bass validate lists its files)`,
   );
-}
-
-async function readInput(options: RunCommandOptions): Promise<string> {
-  if (options.input === "-") return options.readStdin();
-  try {
-    return readFileSync(resolve(options.cwd, options.input), "utf8");
-  } catch (error) {
-    throw new BassError(
-      "FILE_NOT_FOUND",
-      `cannot read the input file ${options.input}: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** The input file: the request body, or with --input-envelope `{ payload, method, path, params, headers }`. */
-async function parseInput(text: string, file: string, envelope: boolean): Promise<RunInput> {
-  const value = await parseData(text, file === "-" ? "stdin" : file);
-  if (!envelope) return { payload: value };
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new BassError(
-      "INPUT_INVALID",
-      `${file}: an input envelope is an object { payload, method, path, params, headers }`,
-    );
-  }
-  const { payload, method, path, params, headers, ...rest } = value as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length)
-    throw new BassError(
-      "INPUT_INVALID",
-      `${file}: unknown envelope key ${JSON.stringify(unknown[0])}; an envelope has payload, method, path, params, headers`,
-    );
-  const objectOf = (key: string, item: unknown) => {
-    if (item === undefined) return undefined;
-    if (item === null || typeof item !== "object" || Array.isArray(item))
-      throw new BassError("INPUT_INVALID", `${file}: envelope ${key} must be an object`);
-    return item as Record<string, string>;
-  };
-  if (method !== undefined && typeof method !== "string")
-    throw new BassError("INPUT_INVALID", `${file}: envelope method must be a string such as "GET"`);
-  return {
-    payload: payload ?? {},
-    method,
-    path: objectOf("path", path),
-    params: objectOf("params", params),
-    headers: objectOf("headers", headers),
-  };
-}
-
-/** JSON; a syntax error names the file, line and column, and never echoes the input (it may hold secrets). */
-async function parseData(text: string, file: string): Promise<unknown> {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // JSON.parse on Node 20 often gives no position; jsonc-parser, in strict JSON mode, finds it.
-    const { parse: parseJsonc, printParseErrorCode } = await import("jsonc-parser");
-    const errors: ParseError[] = [];
-    parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
-    const [first] = errors;
-    const offset = first?.offset ?? text.length;
-    const problem = first
-      ? printParseErrorCode(first.error)
-          .replace(/(?<=[a-z])(?=[A-Z])/g, " ")
-          .toLowerCase()
-      : "it is empty";
-    throw new BassError("INPUT_INVALID", `${file}${lineAndColumn(text, offset)}: not valid JSON: ${problem}`);
-  }
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return `:${line}:${offset - before.lastIndexOf("\n")}`;
-}
-
-function mockAdapters(file: string, cwd: string): AdapterResolver {
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new BassError("FILE_NOT_FOUND", `cannot read the mock file ${file}: ${(error as Error).message}`);
-  }
-  // YAML reads JSON too.
-  let answers: unknown;
-  try {
-    answers = parseYaml(text);
-  } catch (error) {
-    throw new BassError("INPUT_INVALID", `${file}: ${(error as Error).message}`);
-  }
-  const problem = checkMockAnswers(answers);
-  if (problem) throw new BassError("INPUT_INVALID", `${file}: ${problem}`);
-  const adapter = createMockAdapter(answers as MockAnswers, file);
-  return () => adapter;
-}
-
-/** The adapter of each system as the project file configures it. */
-function systemAdapters(systems: Readonly<Record<string, SystemConfig>>): AdapterResolver {
-  const adapters = new Map<string, Adapter>();
-  for (const [name, system] of Object.entries(systems)) {
-    if (system.adapter === "echo") adapters.set(name, echoAdapter);
-  }
-  return (system) => {
-    const adapter = adapters.get(system);
-    if (adapter) return adapter;
-    const kind = systems[system]?.adapter ?? "unknown";
-    throw new BassError(
-      "ADAPTER_UNAVAILABLE",
-      `system ${system} uses the ${kind} adapter, which this version of bass cannot call yet; run with --mock FILE`,
-    );
-  };
 }

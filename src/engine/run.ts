@@ -41,6 +41,8 @@ export interface RunResult {
   output: OutputData;
   /** The masked run history record. */
   record: RunRecord;
+  /** Masks a copy of anything else bass prints or writes about this run (SPEC §4.8): recordings, logs. */
+  mask<T>(value: T): T;
 }
 
 /** Runs one integration to its end (SPEC §4.4). */
@@ -104,11 +106,13 @@ export function startIntegration(
     { kind: "INPUT" }
   >;
   const scrub = () => createScrubber([...state.maskedValues, ...options.secrets]);
-  // Only an async run shows its record before it ends; building it costs a masked copy of the input.
+  // Runs at once up to its first wait: by then an async run's INPUT item is masked.
+  const steps = runSteps(state, inputItem, options, runTimeoutMs);
+  // Only an async run shows its record before it ends.
   const started = integration.definition.run_async
-    ? scrub()(buildRecord(state, "running", clock))
+    ? maskRecord(buildRecord(state, "running", clock), scrub())
     : undefined;
-  const completion = runSteps(state, inputItem, options, runTimeoutMs).then(() => {
+  const completion = steps.then(() => {
     state.runTimer?.cancel();
     const final = checkOutput(state);
     const scrubber = scrub();
@@ -116,12 +120,9 @@ export function startIntegration(
     if (isDefaultOutput(state, final)) scrubber(final.payload);
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
-    return {
-      runId: state.id,
-      status,
-      output: final,
-      record: maskRecord(buildRecord(state, status, clock), scrubber),
-    } as RunResult;
+    const record = maskRecord(buildRecord(state, status, clock), scrubber);
+    const mask = <T>(value: T): T => scrubber(structuredClone(value));
+    return { runId: state.id, status, output: final, record, mask } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   return { runId: state.id, started, accepted, completion };

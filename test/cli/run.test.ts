@@ -355,11 +355,11 @@ describe("bass run refuses with exit 2", () => {
     expect(historyFiles(dir)).toEqual([]);
   });
 
-  it("without an http adapter, when a system needs one and no --mock is given", async () => {
-    const dir = createProject();
+  it("when a system's adapter module cannot be loaded, before the run starts", async () => {
+    const dir = createProject({ "bass.config.yaml": "systems:\n  core:\n    adapter: ./adapters/missing.js\n" });
     const result = await runCli(["run", "customers.create", "--input", "input.json"], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/system core uses the http adapter/);
+    expect(result.stderr).toMatch(/core.*adapters\/missing\.js/);
     expect(historyFiles(dir)).toEqual([]);
   });
 });

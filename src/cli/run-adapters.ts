@@ -1,0 +1,121 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { type Cassette, checkCassette, createRecorder, createReplayAdapter } from "../adapters/cassette.js";
+import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
+import { createAdapterResolver } from "../adapters/resolve.js";
+import type { ProjectConfig } from "../definition/types.js";
+import type { RunResult } from "../engine/run.js";
+import { BassError } from "../errors.js";
+import { startMockcore } from "../mockcore/server.js";
+
+export interface RunAdaptersOptions {
+  mock?: string | undefined;
+  replay?: string | undefined;
+  record?: string | undefined;
+  cwd: string;
+  projectDir: string;
+  config: ProjectConfig;
+}
+
+export interface RunAdapters {
+  resolve: AdapterResolver;
+  /** With `--record`: writes the run's exchanges, masked, to the cassette file. */
+  save(result: RunResult, integration: string): void;
+  close(): Promise<void>;
+}
+
+/** The adapters of one `bass run`: `--mock` answers, a `--replay` cassette, or the systems themselves. */
+export async function createRunAdapters(options: RunAdaptersOptions): Promise<RunAdapters> {
+  if (options.mock && options.replay)
+    throw new BassError("USAGE", "--mock and --replay cannot be used together");
+  let base: { resolve: AdapterResolver; close(): Promise<void> };
+  if (options.mock) {
+    const answers = readData(options.mock, "mock file", options.cwd, checkMockAnswers) as MockAnswers;
+    base = fixed(createMockAdapter(answers, options.mock));
+  } else if (options.replay) {
+    const cassette = readData(options.replay, "cassette", options.cwd, checkCassette) as Cassette;
+    base = fixed(createReplayAdapter(cassette, options.replay));
+  }
+  else base = await liveAdapters(options.config, options.projectDir);
+
+  const recorder = options.record ? createRecorder(base.resolve) : undefined;
+  return {
+    resolve: recorder?.resolve ?? base.resolve,
+    save(result, integration) {
+      if (!recorder || !options.record) return;
+      const cassette: Cassette = {
+        integration,
+        recorded_at: new Date().toISOString(),
+        exchanges: recorder.exchanges,
+      };
+      writeAtomically(resolve(options.cwd, options.record), format(options.record, result.mask(cassette)));
+    },
+    close: base.close,
+  };
+}
+
+/** The systems of the project file; `base_url: mockcore:` starts the mock core in this process (SPEC §9). */
+async function liveAdapters(
+  config: ProjectConfig,
+  projectDir: string,
+): Promise<{ resolve: AdapterResolver; close(): Promise<void> }> {
+  const systems = config.systems ?? {};
+  const embedded = Object.values(systems).some((system) => system.base_url === "mockcore:")
+    ? await startMockcore({
+        dataFile: config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined,
+      })
+    : undefined;
+  const baseUrls = Object.fromEntries(
+    Object.entries(systems).flatMap(([name, system]) =>
+      system.base_url === "mockcore:" && embedded ? [[name, embedded.url]] : [],
+    ),
+  );
+  const adapters = await createAdapterResolver(systems, { projectDir, baseUrls });
+  return {
+    resolve: adapters.resolve,
+    async close() {
+      await adapters.close();
+      await embedded?.close();
+    },
+  };
+}
+
+function fixed(adapter: ReturnType<typeof createMockAdapter>): {
+  resolve: AdapterResolver;
+  close(): Promise<void>;
+} {
+  return { resolve: () => adapter, close: async () => {} };
+}
+
+/** A YAML (or JSON) file bass reads for a run, checked for its shape. */
+function readData(file: string, what: string, cwd: string, check: (value: unknown) => string | undefined): unknown {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file), "utf8");
+  } catch (error) {
+    throw new BassError("FILE_NOT_FOUND", `cannot read the ${what} ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    throw new BassError("INPUT_INVALID", `${file}: ${(error as Error).message}`);
+  }
+  const problem = check(value);
+  if (problem) throw new BassError("INPUT_INVALID", `${file}: ${problem}`);
+  return value;
+}
+
+function format(file: string, cassette: Cassette): string {
+  if (file.endsWith(".json")) return `${JSON.stringify(cassette, null, 2)}\n`;
+  return `# Recorded by bass run --record, masked: replay it with bass run --replay ${file}\n${stringifyYaml(cassette)}`;
+}
+
+/** A file is complete or absent, never half-written. */
+function writeAtomically(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, path);
+}
