@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { AdapterResolver } from "../adapters/adapter.js";
@@ -9,6 +9,7 @@ import type { ProjectConfig } from "../definition/types.js";
 import type { RunResult } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { startMockcore } from "../mockcore/server.js";
+import { writeFileAtomic } from "../write-atomic.js";
 
 export interface RunAdaptersOptions {
   mock?: string | undefined;
@@ -22,7 +23,7 @@ export interface RunAdaptersOptions {
 export interface RunAdapters {
   resolve: AdapterResolver;
   /** With `--record`: writes the run's exchanges, masked, to the cassette file. */
-  save(result: RunResult, integration: string): void;
+  save(result: RunResult, integration: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,20 +38,22 @@ export async function createRunAdapters(options: RunAdaptersOptions): Promise<Ru
   } else if (options.replay) {
     const cassette = readData(options.replay, "cassette", options.cwd, checkCassette) as Cassette;
     base = fixed(createReplayAdapter(cassette, options.replay));
-  }
-  else base = await liveAdapters(options.config, options.projectDir);
+  } else base = await liveAdapters(options.config, options.projectDir);
 
   const recorder = options.record ? createRecorder(base.resolve) : undefined;
   return {
     resolve: recorder?.resolve ?? base.resolve,
-    save(result, integration) {
+    async save(result, integration) {
       if (!recorder || !options.record) return;
       const cassette: Cassette = {
         integration,
         recorded_at: new Date().toISOString(),
         exchanges: recorder.exchanges,
       };
-      writeAtomically(resolve(options.cwd, options.record), format(options.record, result.mask(cassette)));
+      await writeFileAtomic(
+        resolve(options.cwd, options.record),
+        format(options.record, result.mask(cassette)),
+      );
     },
     close: base.close,
   };
@@ -90,7 +93,12 @@ function fixed(adapter: ReturnType<typeof createMockAdapter>): {
 }
 
 /** A YAML (or JSON) file bass reads for a run, checked for its shape. */
-function readData(file: string, what: string, cwd: string, check: (value: unknown) => string | undefined): unknown {
+function readData(
+  file: string,
+  what: string,
+  cwd: string,
+  check: (value: unknown) => string | undefined,
+): unknown {
   let text: string;
   try {
     text = readFileSync(resolve(cwd, file), "utf8");
@@ -111,11 +119,4 @@ function readData(file: string, what: string, cwd: string, check: (value: unknow
 function format(file: string, cassette: Cassette): string {
   if (file.endsWith(".json")) return `${JSON.stringify(cassette, null, 2)}\n`;
   return `# Recorded by bass run --record, masked: replay it with bass run --replay ${file}\n${stringifyYaml(cassette)}`;
-}
-
-/** A file is complete or absent, never half-written. */
-function writeAtomically(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, path);
 }

@@ -89,7 +89,7 @@ async function runWith(
   }
   const result = await run.completion;
   history.write(result.record);
-  adapters.save(result, integration.name);
+  await adapters.save(result, integration.name);
   await history.flush();
 
   // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.

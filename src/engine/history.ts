@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { writeFileAtomic } from "../write-atomic.js";
 import type { Item, RunRecord, RunStatus } from "./record.js";
 import { isRunId } from "./run-id.js";
 
@@ -94,7 +94,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const store = async (record: RunRecord) => {
     try {
       const ids = await storedIds();
-      await writeAtomically(join(dir, `${record.id}${recordSuffix}`), serialize(record));
+      await writeFileAtomic(join(dir, `${record.id}${recordSuffix}`), serialize(record));
       insertSorted(ids, record.id);
       const pruned = ids.splice(0, Math.max(0, ids.length - maxRuns));
       await Promise.all(pruned.map((id) => removeFile(join(dir, `${id}${recordSuffix}`))));
@@ -245,27 +245,6 @@ function isRecord(value: unknown, id: string): value is RunRecord {
     Array.isArray(record.labels) &&
     Array.isArray(record.items)
   );
-}
-
-/** Writes a temp file beside the target, syncs it and renames it over the target: the file is whole or absent. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString("hex")}${tempSuffix}`;
-  const handle = await open(temp, "wx");
-  try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await removeFile(temp);
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await removeFile(temp);
-    throw error;
-  }
 }
 
 async function removeFile(path: string): Promise<void> {

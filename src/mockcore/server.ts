@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { BassError, isBassError } from "../errors.js";
+import { writeFileAtomic } from "../write-atomic.js";
 import {
   coreError,
   createDemoLedger,
@@ -288,7 +288,7 @@ function createSaver(file: string, ledger: Ledger): { save(): Promise<void>; flu
       if (queued) return queued;
       const write = chain.then(() => {
         queued = undefined;
-        return writeAtomically(file, serializeLedger(ledger));
+        return writeDataFile(file, serializeLedger(ledger));
       });
       queued = write;
       chain = write.catch(() => {});
@@ -298,19 +298,8 @@ function createSaver(file: string, ledger: Ledger): { save(): Promise<void>; flu
   };
 }
 
-/** A temp file beside the target, synced, then renamed over it: the file is whole or absent, never half-written. */
-async function writeAtomically(path: string, text: string): Promise<void> {
+/** The data file, whole or absent; its folder is made on the way. */
+async function writeDataFile(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  const handle = await open(temp, "wx");
-  try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-    await handle.close();
-    await rename(temp, path);
-  } catch (error) {
-    await handle.close().catch(() => {});
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomic(path, text);
 }
