@@ -4,20 +4,13 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { BassError, isBassError } from "../errors.js";
 import { writeFileAtomic } from "../write-atomic.js";
-import {
-  coreError,
-  createDemoLedger,
-  createPerson,
-  deserializeLedger,
-  getAccount,
-  getPerson,
-  type Ledger,
-  type LedgerResult,
-  listTransactions,
-  openAccount,
-  serializeLedger,
-  transfer,
-} from "./ledger.js";
+import { getAccount, listTransactions, openAccount } from "./accounts.js";
+import { coreError } from "./core-error.js";
+import { createDemoLedger } from "./demo-data.js";
+import type { Ledger, LedgerResult } from "./ledger.js";
+import { deserializeLedger, serializeLedger } from "./ledger-file.js";
+import { createPerson, getPerson } from "./persons.js";
+import { transfer } from "./transfers.js";
 
 /** Faults the core injects for tests of callers (SPEC §9). A rate is a share of requests, 0 to 1. */
 export interface MockcoreFaults {

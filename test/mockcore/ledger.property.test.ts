@@ -1,13 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  createDemoLedger,
-  type Ledger,
-  type LedgerResult,
-  openAccount,
-  transfer,
-} from "../../src/mockcore/ledger.js";
+import { openAccount } from "../../src/mockcore/accounts.js";
+import { createDemoLedger } from "../../src/mockcore/demo-data.js";
+import type { Ledger, LedgerResult } from "../../src/mockcore/ledger.js";
 import { formatMoney } from "../../src/mockcore/money.js";
+import { transfer } from "../../src/mockcore/transfers.js";
 
 const clock = () => new Date("2026-02-01T12:00:00Z");
 

@@ -3,20 +3,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { isBassError } from "../../src/errors.js";
-import {
-  createDemoLedger,
-  createLedger,
-  createPerson,
-  deserializeLedger,
-  getAccount,
-  getPerson,
-  type Ledger,
-  listTransactions,
-  openAccount,
-  serializeLedger,
-  transfer,
-} from "../../src/mockcore/ledger.js";
+import { getAccount, listTransactions, openAccount } from "../../src/mockcore/accounts.js";
+import { createDemoLedger } from "../../src/mockcore/demo-data.js";
+import { createLedger, type Ledger } from "../../src/mockcore/ledger.js";
+import { deserializeLedger, serializeLedger } from "../../src/mockcore/ledger-file.js";
 import { formatMoney } from "../../src/mockcore/money.js";
+import { createPerson, getPerson } from "../../src/mockcore/persons.js";
+import { transfer } from "../../src/mockcore/transfers.js";
 
 const now = "2026-01-20T16:45:03Z";
 const clock = () => new Date(now);

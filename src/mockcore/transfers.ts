@@ -1,0 +1,74 @@
+import { post } from "./accounts.js";
+import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
+import { isCurrency, isFields, isText } from "./field-checks.js";
+import { type Ledger, type LedgerResult, type TransferAnswer, timestamp } from "./ledger.js";
+import { formatMoney, parseAmount } from "./money.js";
+
+/**
+ * `POST /core/v1/transfers` (`X-Idempotency-Key` optional): posts the debit and the credit together,
+ * 201 `{ transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt }`. A key already used gets
+ * its first answer again and posts nothing. Errors: 400 bad body or amount, 404 unknown account,
+ * 409 account closed or inactive, 422 currency mismatch or insufficient funds. Only a posted
+ * transfer keeps its key, so a rejected one can be retried with the same key.
+ */
+export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string): LedgerResult {
+  const { state } = ledger;
+  if (idempotencyKey !== undefined) {
+    if (idempotencyKey.length < 1 || idempotencyKey.length > 255)
+      return invalid("X-Idempotency-Key must have 1 to 255 characters");
+    const first = state.transfers.get(idempotencyKey);
+    if (first) return { status: 201, body: { ...first } };
+  }
+  if (!isFields(body)) return invalid("the body must be a JSON object");
+  const { fromAccount, toAccount, currency, memo } = body;
+  const amount = parseAmount(body.amount);
+  const problems = [
+    isText(fromAccount, 64) ? "" : "fromAccount is required",
+    isText(toAccount, 64) ? "" : "toAccount is required",
+    amount !== undefined ? "" : `amount ${amountRule}`,
+    isCurrency(currency) ? "" : "currency must be an ISO 4217 code such as USD",
+    memo == null || (typeof memo === "string" && memo.length <= 140)
+      ? ""
+      : "memo must be a text of at most 140 characters",
+    fromAccount !== toAccount ? "" : "fromAccount and toAccount must differ",
+  ].filter(Boolean);
+  if (problems.length > 0 || amount === undefined) return invalid(problems.join("; "));
+
+  const from = state.accounts.get(fromAccount as string);
+  if (!from) return notFound("account", fromAccount as string);
+  const to = state.accounts.get(toAccount as string);
+  if (!to) return notFound("account", toAccount as string);
+  for (const account of [from, to]) {
+    if (account.statusCode !== 1)
+      return coreError(
+        409,
+        account.statusCode === 9 ? "ACCOUNT_CLOSED" : "ACCOUNT_INACTIVE",
+        `account ${account.accountNumber} is ${statusWord(account.statusCode)}`,
+      );
+    if (account.currency !== currency)
+      return coreError(
+        422,
+        "CURRENCY_MISMATCH",
+        `the transfer is in ${currency}, account ${account.accountNumber} holds ${account.currency}`,
+      );
+  }
+  if (from.available < amount)
+    return coreError(
+      422,
+      "INSUFFICIENT_FUNDS",
+      `account ${from.accountNumber} has not enough available funds for ${formatMoney(amount)} ${currency}`,
+    );
+
+  // Everything is checked: from here on nothing can fail, so both legs post.
+  const postedAt = timestamp(ledger.clock());
+  const transferId = ledger.nextId("transfer", state.sequences);
+  const debitTxnId = ledger.nextId("txn", state.sequences);
+  const creditTxnId = ledger.nextId("txn", state.sequences);
+  const text = typeof memo === "string" && memo !== "" ? memo : undefined;
+  post(from, "D", amount, text ?? `Transfer to ${to.accountNumber}`, postedAt, debitTxnId);
+  post(to, "C", amount, text ?? `Transfer from ${from.accountNumber}`, postedAt, creditTxnId);
+  const answer: TransferAnswer = { transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt };
+  if (idempotencyKey !== undefined) state.transfers.set(idempotencyKey, answer);
+  state.revision++;
+  return { status: 201, body: { ...answer } };
+}
