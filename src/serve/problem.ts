@@ -1,0 +1,85 @@
+/** One finding behind a problem, e.g. a request_schema error at a JSON pointer into the body. */
+export interface ProblemError {
+  pointer?: string;
+  message: string;
+}
+
+/** RFC 9457 problem details, the body of every error serve answers without running an integration. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: ProblemError[];
+}
+
+/** A response as serve sends it; header names are lower case. */
+export interface ServeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array | string;
+}
+
+// The IANA reason phrases of the statuses an error can have (RFC 9110 and the few extensions in use).
+const reasonPhrases: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  407: "Proxy Authentication Required",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
+  417: "Expectation Failed",
+  421: "Misdirected Request",
+  422: "Unprocessable Content",
+  423: "Locked",
+  424: "Failed Dependency",
+  425: "Too Early",
+  426: "Upgrade Required",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  451: "Unavailable For Legal Reasons",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+  507: "Insufficient Storage",
+  508: "Loop Detected",
+  511: "Network Authentication Required",
+};
+
+/** The reason phrase of a status; an unregistered one is named by its class, as RFC 9110 §15 reads it. */
+export function reasonPhrase(status: number): string {
+  return reasonPhrases[status] ?? (status >= 500 ? "Server Error" : "Client Error");
+}
+
+/**
+ * A problem of type `about:blank`, titled with the status's reason phrase. `detail` is written by serve,
+ * never copied from a request body: a body can hold secrets, and the problem is logged and replayed.
+ */
+export function createProblem(status: number, detail: string, errors?: ProblemError[]): Problem {
+  const problem: Problem = { type: "about:blank", title: reasonPhrase(status), status, detail };
+  if (errors !== undefined && errors.length > 0) problem.errors = errors;
+  return problem;
+}
+
+/** The response of a problem; `extraHeaders` (Allow, Retry-After, WWW-Authenticate …) cannot replace its content type. */
+export function problemResponse(problem: Problem, extraHeaders: Record<string, string> = {}): ServeResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
+  headers["content-type"] = "application/problem+json";
+  return { status: problem.status, headers, body: JSON.stringify(problem) };
+}
