@@ -1,0 +1,85 @@
+import { BassError } from "../errors.js";
+
+/** One HTTP request as the payload of a service call describes it (SPEC §8). */
+export interface PreparedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+}
+
+/** The origin and path prefix of a system's base_url; throws an ADAPTER_UNAVAILABLE BassError when it is not http(s). */
+export function parseBaseUrl(
+  system: string,
+  baseUrl: string | undefined,
+): { origin: string; prefix: string } {
+  let url: URL | undefined;
+  try {
+    url = baseUrl === undefined ? undefined : new URL(baseUrl);
+  } catch {}
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new BassError(
+      "ADAPTER_UNAVAILABLE",
+      baseUrl === undefined
+        ? `system ${system} uses the http adapter but has no base_url`
+        : `system ${system}: base_url ${JSON.stringify(baseUrl)} is not an http:// or https:// URL`,
+    );
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+/** The request a payload describes, or what is wrong with the payload. */
+export function prepareRequest(
+  payload: unknown,
+  prefix: string,
+  systemHeaders: Record<string, string>,
+): PreparedRequest | string {
+  if (!isRecord(payload)) return "the http adapter needs a payload object with service_path and method";
+  const { service_path, method, body, params, headers } = payload;
+  if (typeof service_path !== "string" || service_path === "")
+    return "the payload has no service_path (a path such as /core/v1/persons)";
+  if (typeof method !== "string" || !/^[A-Za-z]+$/.test(method))
+    return "the payload has no method (GET, POST, PUT, PATCH, DELETE or HEAD)";
+  if (params !== undefined && params !== null && !isRecord(params)) return "payload params must be an object";
+  if (headers !== undefined && headers !== null && !isRecord(headers))
+    return "payload headers must be an object";
+
+  // Names are case-insensitive: a payload header replaces the system's header of the same name.
+  const merged = new Map<string, [string, string]>();
+  for (const [key, value] of [...Object.entries(systemHeaders), ...Object.entries(headers ?? {})]) {
+    if (value === undefined || value === null) continue;
+    if (!["string", "number", "boolean"].includes(typeof value)) return `header ${key} must be a string`;
+    merged.set(key.toLowerCase(), [key, String(value)]);
+  }
+  let encoded: string | Uint8Array | undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) encoded = body;
+  else if (body !== undefined && body !== null) {
+    try {
+      encoded = JSON.stringify(body);
+    } catch (error) {
+      return `the payload body cannot be sent as JSON: ${(error as Error).message}`;
+    }
+    if (!merged.has("content-type")) merged.set("content-type", ["content-type", "application/json"]);
+  }
+
+  const url = new URL(`http://host${prefix}/${service_path.replace(/^\/+/, "")}`);
+  for (const [key, value] of Object.entries(params ?? {})) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      url.searchParams.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return {
+    method: method.toUpperCase(),
+    path: `${url.pathname}${url.search}`,
+    headers: Object.fromEntries(merged.values()),
+    body: encoded,
+  };
+}
+
+/** A JSON-like object: not null, a list or bytes. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
+}
