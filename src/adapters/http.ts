@@ -3,7 +3,7 @@ import { type Dispatcher, Pool } from "undici";
 import type { SystemConfig } from "../definition/types.js";
 import type { Adapter, AdapterCallContext, AdapterResponse } from "./adapter.js";
 import { type PreparedRequest, parseBaseUrl, prepareRequest } from "./http-request.js";
-import { parseHttpResponse } from "./http-response.js";
+import { MAX_RESPONSE_BYTES, parseHttpResponse, readBodyText } from "./http-response.js";
 import { backoffDelay, isRetryableStatus, isRetryableTransportError, mayRepeat } from "./http-retry.js";
 
 export interface HttpAdapterOptions {
@@ -12,6 +12,8 @@ export interface HttpAdapterOptions {
   /** The jitter of the retry backoff, in [0, 1). */
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** A longer response body fails the call unread (default `MAX_RESPONSE_BYTES`, 10 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** The answer of one attempt, and whether another attempt may change it. */
@@ -35,6 +37,7 @@ export function createHttpAdapter(
   const backoffMs = config.retries?.backoff_ms ?? 100;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }).catch(() => {}));
+  const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? new Pool(base.origin);
   let closing: Promise<void> | undefined;
@@ -44,6 +47,7 @@ export function createHttpAdapter(
     const timer = setTimeout(() => controller.abort(TIMED_OUT), timeoutMs);
     const onAbort = () => controller.abort(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
+    const where = `${name}: ${request.method} ${request.path.split("?")[0]}`;
     try {
       const response = await dispatcher.request({
         origin: base.origin,
@@ -53,14 +57,24 @@ export function createHttpAdapter(
         body: request.body,
         signal: controller.signal,
       });
-      const text = await response.body.text();
+      const text = await readBodyText(response.body, maxResponseBytes);
+      // The same request would get the same body again: no retry.
+      if (text === undefined)
+        return {
+          response: {
+            success: false,
+            status: response.statusCode,
+            payload: null,
+            messages: [`${where}: the response body is larger than the limit of ${maxResponseBytes} bytes`],
+          },
+          retryable: false,
+        };
       return {
         response: parseHttpResponse(response.statusCode, response.headers["content-type"], text),
         retryable: isRetryableStatus(response.statusCode),
       };
     } catch (error) {
       if (controller.signal.reason === ABORTED) return { response: failure("aborted"), retryable: false };
-      const where = `${name}: ${request.method} ${request.path.split("?")[0]}`;
       if (controller.signal.reason === TIMED_OUT)
         return { response: failure(`${where}: no complete answer within ${timeoutMs} ms`), retryable: true };
       const code = errorCode(error);

@@ -387,3 +387,72 @@ describe("http adapter: transport failures", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("http adapter: response size", () => {
+  const limit = 4096;
+
+  function limitedAdapter(baseUrl: string) {
+    const adapter = createHttpAdapter(
+      { name: "core", config: { adapter: "http", base_url: baseUrl, retries: { max: 2 } } },
+      { maxResponseBytes: limit, sleep: async () => {} },
+    );
+    onTestFinished(() => adapter.close());
+    return adapter;
+  }
+
+  it.each([
+    [limit, true],
+    [limit + 1, false],
+  ])("reads a body of %i bytes against a limit of 4096: success %s", async (size, success) => {
+    const server = await answering(200, "text/plain", "x".repeat(size));
+    const response = await limitedAdapter(server.url).execute(
+      { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+      callContext(),
+    );
+    expect(response.success).toBe(success);
+    if (success) expect(response.payload).toHaveLength(size);
+    else
+      expect(response).toEqual({
+        success: false,
+        status: 200,
+        payload: null,
+        messages: ["core: GET /t: the response body is larger than the limit of 4096 bytes"],
+      });
+  });
+
+  it("stops reading a streamed body past the limit and closes the connection, without a retry", async () => {
+    const total = 64 * 1024 * 1024;
+    const chunk = Buffer.alloc(16 * 1024, "x");
+    let written = 0;
+    let closed!: (finished: boolean) => void;
+    const serverSaw = new Promise<boolean>((resolve) => {
+      closed = resolve;
+    });
+    const server = await startTestServer((_request, response) => {
+      response.on("close", () => closed(response.writableFinished));
+      response.writeHead(200, { "content-type": "application/json" });
+      // Chunked, with no content-length: only reading tells the size. Waits for drain, as a real stream does.
+      const pump = () => {
+        while (written < total && !response.destroyed) {
+          written += chunk.length;
+          if (!response.write(chunk)) return void response.once("drain", pump);
+        }
+        if (written >= total) response.end();
+      };
+      pump();
+    });
+    const response = await limitedAdapter(server.url).execute(
+      { service_name: "s", payload: { service_path: "/big", method: "GET" } },
+      callContext(),
+    );
+    expect(response).toMatchObject({
+      success: false,
+      status: 200,
+      payload: null,
+      messages: ["core: GET /big: the response body is larger than the limit of 4096 bytes"],
+    });
+    expect(await serverSaw).toBe(false);
+    expect(written).toBeLessThan(total / 8);
+    expect(server.requests).toHaveLength(1);
+  });
+});
