@@ -1,0 +1,88 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIPv4, isIPv6 } from "node:net";
+import type { ServeAuth } from "../definition/types.js";
+
+/** Whether an `Authorization` header value lets a request in. */
+export type Authenticator = (authorization: string | undefined) => boolean;
+
+/**
+ * The check of serve's `auth` (SPEC §3, §7). Secrets are compared as sha256 digests with
+ * timingSafeEqual, against every configured token or user without an early exit, so neither the
+ * length of a secret nor which entry matched shows in the time an answer takes.
+ */
+export function createAuthenticator(auth: ServeAuth | undefined): Authenticator {
+  if (auth === undefined || auth.type === "none") return () => true;
+  if (auth.type === "bearer") {
+    const tokens = auth.tokens.map(digest);
+    return (authorization) => {
+      const token = credentials(authorization, "bearer");
+      return token !== undefined && matchesAny(digest(token), tokens);
+    };
+  }
+  const users = Object.entries(auth.users).map(([user, password]) => ({
+    user: digest(user),
+    password: digest(password),
+  }));
+  return (authorization) => {
+    const pair = decodeBasic(credentials(authorization, "basic"));
+    if (pair === undefined) return false;
+    const user = digest(pair.user);
+    const password = digest(pair.password);
+    let matched = false;
+    for (const entry of users) {
+      // `&` rather than `&&`: both halves are compared for every user.
+      const both =
+        Number(timingSafeEqual(user, entry.user)) & Number(timingSafeEqual(password, entry.password));
+      matched = both === 1 || matched;
+    }
+    return matched;
+  };
+}
+
+function digest(secret: string): Buffer {
+  return createHash("sha256").update(secret, "utf8").digest();
+}
+
+function matchesAny(candidate: Buffer, secrets: readonly Buffer[]): boolean {
+  let matched = false;
+  for (const secret of secrets) matched = timingSafeEqual(candidate, secret) || matched;
+  return matched;
+}
+
+/** The credentials after `<scheme> ` (the scheme is case-insensitive), or undefined for another scheme. */
+function credentials(authorization: string | undefined, scheme: "bearer" | "basic"): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^([A-Za-z]+) +(\S+) *$/.exec(authorization);
+  if (match?.[1]?.toLowerCase() !== scheme) return undefined;
+  return match[2];
+}
+
+/** `user:password` from base64 (RFC 7617, UTF-8), or undefined when it is not that. */
+function decodeBasic(encoded: string | undefined): { user: string; password: string } | undefined {
+  if (encoded === undefined || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0)
+    return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(encoded, "base64"));
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Whether `host` is a loopback address or `localhost`, where serve may listen without auth. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
+  if (bare === "localhost") return true;
+  if (isIPv4(bare)) return bare.startsWith("127.");
+  if (!isIPv6(bare)) return false;
+  // The URL parser writes an IPv6 address in its shortest form: ::1, or ::ffff:7f00:1 for 127.0.0.1;
+  // it refuses a zone id (fe80::1%eth0), which is never loopback anyway.
+  const canonical = URL.parse(`http://[${bare}]/`)?.hostname ?? "";
+  return canonical === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
