@@ -1,0 +1,62 @@
+import type { ErrorObject } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Definition } from "../definition/types.js";
+import { BassError } from "../errors.js";
+import type { ProblemError } from "./problem.js";
+
+/** Checks a parsed body against one integration's `request_schema`; no errors means it passes. */
+export type RequestSchemaValidator = (payload: unknown) => ProblemError[];
+
+/** At most this many errors are reported for one body, however many it has. */
+export const maxSchemaErrors = 20;
+
+/**
+ * A validator per integration that has a `request_schema`, by name, each compiled once when the set
+ * is loaded. Formats are not checked (no format vocabulary is promised); a schema ajv cannot compile
+ * stops the load with DEFINITION_INVALID.
+ */
+export function compileRequestSchemas(
+  definitions: readonly Definition[],
+): ReadonlyMap<string, RequestSchemaValidator> {
+  // addUsedSchema: false keeps each schema's $id to itself, so two definitions may share one.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, addUsedSchema: false });
+  const validators = new Map<string, RequestSchemaValidator>();
+  for (const definition of definitions) {
+    if (definition.request_schema === undefined) continue;
+    let validate: ReturnType<Ajv2020["compile"]>;
+    try {
+      validate = ajv.compile(definition.request_schema);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new BassError(
+        "DEFINITION_INVALID",
+        `${definition.name}: request_schema cannot be compiled: ${reason}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    validators.set(definition.name, (payload) =>
+      validate(payload) ? [] : (validate.errors ?? []).slice(0, maxSchemaErrors).map(toProblemError),
+    );
+  }
+  return validators;
+}
+
+/** An ajv error as an RFC 9457 error: a JSON pointer into the body (as a URI fragment) and ajv's message. */
+function toProblemError(error: ErrorObject): ProblemError {
+  let pointer = error.instancePath;
+  // A missing or unexpected property is pointed at itself rather than at the object around it.
+  const property =
+    error.keyword === "required"
+      ? error.params.missingProperty
+      : error.keyword === "additionalProperties" || error.keyword === "unevaluatedProperties"
+        ? (error.params.additionalProperty ?? error.params.unevaluatedProperty)
+        : undefined;
+  if (typeof property === "string") pointer += `/${property.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  const fragment = pointer
+    .split("/")
+    .map((segment) => encodeURIComponent(segment))
+    .join("/");
+  return { pointer: `#${fragment}`, message: error.message ?? `fails ${error.keyword}` };
+}
