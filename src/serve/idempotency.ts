@@ -1,0 +1,249 @@
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../write-atomic.js";
+
+/** A response as the idempotency layer keeps it; `body` is the base64 of its bytes, so any content type replays byte for byte. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type IdempotencyDecision =
+  /** The first request with this key: run it, then `complete` (before answering) or `abandon` (it threw). */
+  | { kind: "run"; complete(response: StoredResponse): Promise<void>; abandon(): void }
+  /** The same key and request within the TTL: answer the stored response with `Idempotent-Replayed: true`. */
+  | { kind: "replay"; response: StoredResponse }
+  /** The same key and request while the first still runs: 409. */
+  | { kind: "in-progress" }
+  /** The same key with another request (body, method or path), also while the first runs: 422. */
+  | { kind: "mismatch" };
+
+/**
+ * The `Idempotency-Key` layer of SPEC §7. Answered keys are kept on disk, one file per key, so a restart does
+ * not forget them; keys still running are kept in memory only: a request cut off by a crash before it was
+ * answered was never answered, so after the restart its key runs again.
+ */
+export interface IdempotencyStore {
+  /** Decides what a request with `key` (scoped by the caller as it likes) and `fingerprint` does. */
+  begin(key: string, fingerprint: string, now?: number): Promise<IdempotencyDecision>;
+  /** Resolves when every completed response is on disk (serve's graceful shutdown). */
+  flush(): Promise<void>;
+}
+
+export interface IdempotencyStoreOptions {
+  dir: string;
+  ttlSeconds: number;
+  clock?: () => number;
+  /** Bytes of stored entries kept in memory, least recently used dropped first (default 16 MiB); the rest is read from disk. */
+  cacheBytes?: number;
+}
+
+interface Entry {
+  fingerprint: string;
+  storedAt: number;
+  response: StoredResponse;
+  /** Length of the entry's file, what it weighs in the cache. */
+  size: number;
+}
+
+/** A temp file older than this is a leftover of a crash, not a write in progress. */
+const staleTempMs = 60_000;
+/** Expired files of keys never seen again are swept at most this often (and at most once per TTL). */
+const sweepIntervalMs = 3_600_000;
+const entryName = /^[0-9a-f]{64}\.json$/;
+const tempName = /^[0-9a-f]{64}\.json\.[0-9a-f]+\.tmp$/;
+
+/** An idempotency store in `dir`: files named by the sha256 of the key, never by the key itself. */
+export function createIdempotencyStore(options: IdempotencyStoreOptions): IdempotencyStore {
+  const { dir } = options;
+  const ttlMs = options.ttlSeconds * 1000;
+  const clock = options.clock ?? Date.now;
+  const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
+  const running = new Map<string, string>(); // key hash → fingerprint
+  const cache = new Map<string, Entry>(); // in least recently used order
+  let cachedBytes = 0;
+  const tails = new Map<string, Promise<unknown>>();
+  const writes = new Set<Promise<unknown>>();
+  let ready: Promise<unknown> | undefined;
+  let lastSweep = Number.NEGATIVE_INFINITY;
+  let sweeping: Promise<void> | undefined;
+
+  // Everything that reads or writes one key's file runs one at a time, so no decision rests on a stale read.
+  const exclusive = <T>(hash: string, task: () => Promise<T>): Promise<T> => {
+    const result = (tails.get(hash) ?? Promise.resolve()).then(task);
+    const tail = result.catch(() => undefined);
+    tails.set(hash, tail);
+    void tail.then(() => tails.get(hash) === tail && tails.delete(hash));
+    return result;
+  };
+  const drop = (hash: string) => {
+    const entry = cache.get(hash);
+    if (entry && cache.delete(hash)) cachedBytes -= entry.size;
+  };
+  const remember = (hash: string, entry: Entry) => {
+    drop(hash);
+    if (entry.size > cacheBytes) return;
+    cache.set(hash, entry);
+    cachedBytes += entry.size;
+    for (const [oldest, old] of cache) {
+      if (cachedBytes <= cacheBytes) break;
+      cache.delete(oldest);
+      cachedBytes -= old.size;
+    }
+  };
+  const expired = (entry: Entry, now: number) => now - entry.storedAt >= ttlMs;
+  const lookup = async (hash: string) => cache.get(hash) ?? (await readEntry(dir, hash));
+  const remove = async (hash: string) => {
+    drop(hash);
+    await unlink(join(dir, `${hash}.json`)).catch(() => {});
+  };
+
+  const store = async (hash: string, fingerprint: string, response: StoredResponse) => {
+    const storedAt = clock();
+    const text = `${JSON.stringify({ key: hash, fingerprint, stored_at: new Date(storedAt).toISOString(), response })}\n`;
+    // A folder that could not be made is tried again by the next write.
+    ready ??= mkdir(dir, { recursive: true }).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    await ready;
+    await writeFileAtomic(join(dir, `${hash}.json`), text);
+    remember(hash, {
+      fingerprint,
+      storedAt,
+      response: copyResponse(response),
+      size: Buffer.byteLength(text),
+    });
+    if (!sweeping && storedAt - lastSweep >= Math.min(ttlMs, sweepIntervalMs)) {
+      lastSweep = storedAt;
+      sweeping = sweep().finally(() => {
+        sweeping = undefined;
+      });
+    }
+  };
+
+  // Removes the files of keys that expired and were never asked for again, and temp files a crash left behind.
+  const sweep = async () => {
+    for (const name of await readdir(dir).catch(() => [])) {
+      const isEntry = entryName.test(name);
+      if (!isEntry && !tempName.test(name)) continue;
+      const modified = await stat(join(dir, name)).then(
+        (stats) => stats.mtimeMs,
+        () => undefined,
+      );
+      if (modified === undefined || clock() - modified < (isEntry ? ttlMs : staleTempMs)) continue;
+      if (!isEntry) {
+        await unlink(join(dir, name)).catch(() => {});
+        continue;
+      }
+      const hash = name.slice(0, 64);
+      await exclusive(hash, async () => {
+        const entry = await lookup(hash);
+        // Under the key's turn, so a response completed meanwhile is read here, never deleted unseen.
+        if (!entry || expired(entry, clock())) await remove(hash);
+      });
+    }
+  };
+
+  const claim = (hash: string, fingerprint: string): IdempotencyDecision => {
+    running.set(hash, fingerprint);
+    let settled = false;
+    return {
+      kind: "run",
+      complete(response) {
+        if (settled)
+          return Promise.reject(new TypeError("this idempotency key was already completed or abandoned"));
+        settled = true;
+        const write = exclusive(hash, async () => {
+          try {
+            await store(hash, fingerprint, response);
+          } finally {
+            // Also when the write failed: the key is free again rather than stuck in progress.
+            running.delete(hash);
+          }
+        });
+        writes.add(write);
+        void write.catch(() => {}).then(() => writes.delete(write));
+        return write;
+      },
+      abandon() {
+        if (settled) return;
+        settled = true;
+        running.delete(hash);
+      },
+    };
+  };
+
+  return {
+    begin(key, fingerprint, now = clock()) {
+      const hash = createHash("sha256").update(key).digest("hex");
+      return exclusive(hash, async (): Promise<IdempotencyDecision> => {
+        const first = running.get(hash);
+        if (first !== undefined)
+          return first === fingerprint ? { kind: "in-progress" } : { kind: "mismatch" };
+        const entry = await lookup(hash);
+        if (entry && !expired(entry, now)) {
+          remember(hash, entry);
+          if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
+          return { kind: "replay", response: copyResponse(entry.response) };
+        }
+        if (entry) await remove(hash);
+        return claim(hash, fingerprint);
+      });
+    },
+
+    async flush() {
+      await Promise.allSettled([...writes, sweeping]);
+    },
+  };
+}
+
+/** Whether `text` may be an `Idempotency-Key`: 1 to 64 visible ASCII characters. */
+export function isIdempotencyKey(text: string): boolean {
+  return /^[\x21-\x7e]{1,64}$/.test(text);
+}
+
+/** The sha256 (hex) of a request's method, path and body: what makes a repeat "the same request". */
+export function requestFingerprint(method: string, path: string, body: Uint8Array): string {
+  // A JSON array shows where it ends, so no method, path and body can run into one another.
+  return createHash("sha256")
+    .update(JSON.stringify([method, path]))
+    .update(body)
+    .digest("hex");
+}
+
+/** The entry in a key's file; a missing, unreadable, partial or foreign file is absent. */
+async function readEntry(dir: string, hash: string): Promise<Entry | undefined> {
+  const text = await readFile(join(dir, `${hash}.json`), "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value) || value.key !== hash || typeof value.fingerprint !== "string") return undefined;
+  const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
+  const { response } = value;
+  if (Number.isNaN(storedAt) || !isObject(response) || !isObject(response.headers)) return undefined;
+  const { status, headers, body } = response;
+  if (!Number.isInteger(status) || typeof body !== "string") return undefined;
+  if (!Object.values(headers).every((header) => typeof header === "string")) return undefined;
+  return {
+    fingerprint: value.fingerprint,
+    storedAt,
+    response: { status: status as number, headers: headers as Record<string, string>, body },
+    size: Buffer.byteLength(text),
+  };
+}
+
+/** A copy a caller may change without changing what the store keeps. */
+function copyResponse(response: StoredResponse): StoredResponse {
+  return { ...response, headers: { ...response.headers } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
