@@ -1,0 +1,166 @@
+import type { Definition, HttpMethod } from "../definition/types.js";
+
+export interface CreateOpenApiDocumentOptions {
+  title?: string | undefined;
+  version?: string | undefined;
+  serverUrl?: string | undefined;
+}
+
+export type JsonSchema = Record<string, unknown> | boolean;
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  requestBody?: { required: false; content: { "application/json": { schema: JsonSchema } } };
+  responses: Record<string, { description: string; content: Record<string, { schema: JsonSchema }> }>;
+}
+
+export type OpenApiPathItem = {
+  parameters?: { name: string; in: "path"; required: true; schema: { type: "string" } }[];
+} & { [method in Lowercase<HttpMethod>]?: OpenApiOperation };
+
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string };
+  servers?: { url: string }[];
+  paths: Record<string, OpenApiPathItem>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const methodOrder: readonly HttpMethod[] = ["GET", "PUT", "POST", "DELETE", "PATCH"];
+const bodyMethods = new Set<HttpMethod>(["POST", "PUT", "PATCH"]);
+
+/** The shapes every document shares: serve's own errors (SPEC §7), a run's default failure (§12), an async start (§4.9). */
+const componentSchemas: Record<string, JsonSchema> = {
+  Problem: {
+    type: "object",
+    description: "RFC 9457 problem details: an error serve answered without running an integration.",
+    required: ["type", "title", "status", "detail"],
+    properties: {
+      type: { type: "string" },
+      title: { type: "string" },
+      status: { type: "integer", minimum: 400, maximum: 599 },
+      detail: { type: "string" },
+      errors: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["message"],
+          properties: { pointer: { type: "string" }, message: { type: "string" } },
+        },
+      },
+    },
+  },
+  RunFailure: {
+    type: "object",
+    description: "The output of a failed run when no hook set one.",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message", "run_id", "details"],
+        properties: {
+          code: { type: "string" },
+          message: { type: "string" },
+          run_id: { type: "string" },
+          details: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
+  },
+  RunStarted: {
+    type: "object",
+    description: "An asynchronous integration has started; the run goes on in the background.",
+    required: ["run_id", "status"],
+    properties: { run_id: { type: "string" }, status: { const: "started" } },
+  },
+};
+
+/**
+ * The OpenAPI 3.1 document of what `bass serve` answers: every endpoint of every active integration.
+ * A run's status is up to its hooks, so a synchronous operation lists 200 (the default) and, for
+ * POST, 201; an asynchronous one lists 202. The first integration to claim a method and path has it,
+ * as in the router.
+ */
+export function createOpenApiDocument(
+  definitions: readonly Definition[],
+  options: CreateOpenApiDocumentOptions = {},
+): OpenApiDocument {
+  const served = definitions.filter((definition) => definition.active !== false);
+  const taken = new Set<string>();
+  const paths = new Map<string, OpenApiPathItem>();
+  for (const definition of served) {
+    const endpoints = definition.endpoints ?? [];
+    for (const endpoint of endpoints) {
+      const path = endpoint.path.length > 1 ? endpoint.path.replace(/\/$/, "") : endpoint.path;
+      const item = paths.get(path) ?? pathItem(path);
+      paths.set(path, item);
+      const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
+      if (item[method] !== undefined) continue;
+      const base = endpoints.length > 1 ? `${definition.name}.${method}` : definition.name;
+      item[method] = operation(definition, endpoint.method, uniqueId(base, taken));
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: options.title ?? "bass", version: options.version ?? "0.0.0" },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    paths: Object.fromEntries(
+      [...paths].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, item]) => [path, sortMethods(item)]),
+    ),
+    components: { schemas: structuredClone(componentSchemas) },
+  };
+}
+
+function pathItem(path: string): OpenApiPathItem {
+  const names = [...path.matchAll(/\{([^}/]+)\}/g)].map((match) => match[1] as string);
+  if (names.length === 0) return {};
+  return {
+    parameters: names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+  };
+}
+
+function operation(definition: Definition, method: HttpMethod, operationId: string): OpenApiOperation {
+  const description = definition.description?.trim();
+  const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+  const responses: OpenApiOperation["responses"] = definition.run_async
+    ? { "202": { description: "The run has started.", content: json(ref("RunStarted")) } }
+    : {
+        "200": { description: "The integration's output.", content: json({}) },
+        ...(method === "POST"
+          ? { "201": { description: "The integration's output.", content: json({}) } }
+          : {}),
+      };
+  responses.default = {
+    description: "An error: a problem serve answered itself, or the output of a failed run.",
+    content: { "application/problem+json": { schema: ref("Problem") }, ...json(ref("RunFailure")) },
+  };
+  return {
+    operationId,
+    summary: description?.split("\n", 1)[0] || definition.name,
+    ...(description ? { description } : {}),
+    ...(bodyMethods.has(method)
+      ? { requestBody: { required: false, content: json(definition.request_schema ?? {}) } }
+      : {}),
+    responses,
+  };
+}
+
+/** `base`, or `base.2`, `base.3` … when an operation already has it: operation ids are unique. */
+function uniqueId(base: string, taken: Set<string>): string {
+  let id = base;
+  for (let count = 2; taken.has(id); count++) id = `${base}.${count}`;
+  taken.add(id);
+  return id;
+}
+
+function sortMethods(item: OpenApiPathItem): OpenApiPathItem {
+  const sorted: OpenApiPathItem = item.parameters ? { parameters: item.parameters } : {};
+  for (const method of methodOrder) {
+    const key = method.toLowerCase() as Lowercase<HttpMethod>;
+    if (item[key]) sorted[key] = item[key];
+  }
+  return sorted;
+}
