@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { startMockcore } from "../mockcore/server.js";
 import type { Output } from "./output.js";
+import { waitForStopSignal } from "./stop-signal.js";
 
 export interface MockcoreCommandOptions {
   port: number;
@@ -46,22 +47,4 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
   await stopped;
   await core.close();
   return 0;
-}
-
-/** The process's first SIGINT or SIGTERM; `cancel` gives both back to their default handling. */
-function waitForStopSignal(): { received: Promise<NodeJS.Signals>; cancel(): void } {
-  let stop: (signal: NodeJS.Signals) => void = () => {};
-  const cancel = () => {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  };
-  const received = new Promise<NodeJS.Signals>((resolve) => {
-    stop = (signal) => {
-      cancel();
-      resolve(signal);
-    };
-  });
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  return { received, cancel };
 }

@@ -127,6 +127,37 @@ export function createProgram(context: ProgramContext): Command {
   );
 
   // `list` is the default, so `bass history --json` lists, and options after `show` are show's own.
+  globals(
+    program
+      .command("serve")
+      .description("answer the project's endpoints as a local REST API (SPEC §7)")
+      .option("--port <n>", "the port (default: serve.port, 3000)", parsePort)
+      .option("--host <host>", "the address to listen on (default: serve.host, 127.0.0.1)")
+      .option("--watch", "reload definitions and the project file when they change", false)
+      .option("--insecure", "listen on a non-loopback address without auth", false),
+  ).action(
+    async (options: GlobalOptions & { port?: number; host?: string; watch: boolean; insecure: boolean }) => {
+      const { runServe } = await import("./serve.js");
+      const { port, host, watch, insecure, project } = options;
+      context.exitCode = await runServe(
+        { port, host, watch, insecure, project, cwd: context.cwd, env: context.env },
+        outputFor(options),
+      );
+    },
+  );
+  globals(
+    program
+      .command("openapi")
+      .description("print the OpenAPI 3.1 document of the endpoints bass serve answers")
+      .option("--out <file>", "write it to this file instead of standard output"),
+  ).action(async (options: GlobalOptions & { out?: string }) => {
+    const { runOpenApi } = await import("./openapi.js");
+    context.exitCode = await runOpenApi(
+      { out: options.out, project: options.project, cwd: context.cwd, env: context.env },
+      outputFor(options),
+    );
+  });
+
   const history = program
     .command("history")
     .description("the run history: list the runs (the default: bass history [options]) or show one");

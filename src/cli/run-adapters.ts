@@ -4,11 +4,10 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, checkCassette, createRecorder, createReplayAdapter } from "../adapters/cassette.js";
 import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
-import { createAdapterResolver } from "../adapters/resolve.js";
+import { startSystems } from "../adapters/systems.js";
 import type { ProjectConfig } from "../definition/types.js";
 import type { RunResult } from "../engine/run.js";
 import { BassError } from "../errors.js";
-import { startMockcore } from "../mockcore/server.js";
 import { writeFileAtomic } from "../write-atomic.js";
 
 export interface RunAdaptersOptions {
@@ -38,7 +37,7 @@ export async function createRunAdapters(options: RunAdaptersOptions): Promise<Ru
   } else if (options.replay) {
     const cassette = readData(options.replay, "cassette", options.cwd, checkCassette) as Cassette;
     base = fixed(createReplayAdapter(cassette, options.replay));
-  } else base = await liveAdapters(options.config, options.projectDir);
+  } else base = await startSystems(options.config, options.projectDir);
 
   const recorder = options.record ? createRecorder(base.resolve) : undefined;
   return {
@@ -56,32 +55,6 @@ export async function createRunAdapters(options: RunAdaptersOptions): Promise<Ru
       );
     },
     close: base.close,
-  };
-}
-
-/** The systems of the project file; `base_url: mockcore:` starts the mock core in this process (SPEC §9). */
-async function liveAdapters(
-  config: ProjectConfig,
-  projectDir: string,
-): Promise<{ resolve: AdapterResolver; close(): Promise<void> }> {
-  const systems = config.systems ?? {};
-  const embedded = Object.values(systems).some((system) => system.base_url === "mockcore:")
-    ? await startMockcore({
-        dataFile: config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined,
-      })
-    : undefined;
-  const baseUrls = Object.fromEntries(
-    Object.entries(systems).flatMap(([name, system]) =>
-      system.base_url === "mockcore:" && embedded ? [[name, embedded.url]] : [],
-    ),
-  );
-  const adapters = await createAdapterResolver(systems, { projectDir, baseUrls });
-  return {
-    resolve: adapters.resolve,
-    async close() {
-      await adapters.close();
-      await embedded?.close();
-    },
   };
 }
 

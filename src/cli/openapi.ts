@@ -1,0 +1,37 @@
+import { resolve } from "node:path";
+import type { Env } from "../definition/load.js";
+import { BassError } from "../errors.js";
+import { loadServedSet } from "../serve/app.js";
+import { createOpenApiDocument } from "../serve/openapi.js";
+import { writeFileAtomic } from "../write-atomic.js";
+import type { Output } from "./output.js";
+
+export interface OpenApiCommandOptions {
+  out?: string | undefined;
+  project?: string | undefined;
+  cwd: string;
+  env: Env;
+}
+
+/** `bass openapi [--out FILE]`: the OpenAPI 3.1 document of the endpoints `bass serve` answers. */
+export async function runOpenApi(options: OpenApiCommandOptions, output: Output): Promise<number> {
+  const loaded = loadServedSet({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  if (!loaded.ok) {
+    const lines = loaded.issues.map(
+      (issue) => `  ${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`,
+    );
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `the project cannot be described until these are fixed:\n${lines.join("\n")}`,
+    );
+  }
+  const { settings, definitions } = loaded.set;
+  const document = createOpenApiDocument(definitions, {
+    title: "bass",
+    serverUrl: `http://${settings.host}:${settings.port}`,
+  });
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (options.out) await writeFileAtomic(resolve(options.cwd, options.out), text);
+  else output.stdout(text);
+  return 0;
+}

@@ -1,0 +1,133 @@
+import { watch } from "node:fs";
+import { type LiveSystems, startSystems } from "../adapters/systems.js";
+import type { Env } from "../definition/load.js";
+import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
+import { BassError } from "../errors.js";
+import { idempotencyDir, type LoadedSet, loadServedSet, type ServedSet } from "../serve/app.js";
+import { createAuthenticator, isLoopbackHost } from "../serve/auth.js";
+import { createHandler } from "../serve/handler.js";
+import { createIdempotencyStore } from "../serve/idempotency.js";
+import { createLimiter } from "../serve/limiter.js";
+import { startServer } from "../serve/server.js";
+import type { Output } from "./output.js";
+import { waitForStopSignal } from "./stop-signal.js";
+
+export interface ServeCommandOptions {
+  port?: number | undefined;
+  host?: string | undefined;
+  watch: boolean;
+  insecure: boolean;
+  project?: string | undefined;
+  cwd: string;
+  env: Env;
+  /** Resolves when serve should stop (default: the process's first SIGINT or SIGTERM). */
+  stopped?: Promise<unknown>;
+  /** Called once serve listens, with its address (tests use it). */
+  onListening?: (url: string) => void;
+}
+
+/** `bass serve`: the project's endpoints as a local REST API until stopped; exit 0 after a graceful stop. */
+export async function runServe(options: ServeCommandOptions, output: Output): Promise<number> {
+  const load = { cwd: options.cwd, env: options.env, projectDir: options.project };
+  const first = loadServedSet(load);
+  if (!first.ok)
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `the project cannot be served until these are fixed:\n${formatIssues(first)}`,
+    );
+  let set = first.set;
+  for (const warning of set.warnings)
+    output.stderr(`warning: ${warning.file}:${warning.line}:${warning.column}  ${warning.message}\n`);
+  const host = options.host ?? set.settings.host;
+  const port = options.port ?? set.settings.port;
+  if (!isLoopbackHost(host) && set.settings.auth.type === "none" && !options.insecure) {
+    throw new BassError(
+      "USAGE",
+      `refusing to serve on ${host} without auth: set serve.auth in the project file, or give --insecure`,
+    );
+  }
+
+  const signal = options.stopped ? undefined : waitForStopSignal();
+  let systems: LiveSystems = await startSystems(set.config, set.projectDir);
+  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history));
+  const idempotency = createIdempotencyStore({
+    dir: idempotencyDir(set),
+    ttlSeconds: set.settings.idempotencyTtlSeconds,
+  });
+  const limiter = createLimiter(set.settings.maxConcurrentRuns);
+  const handle = createHandler({
+    current: () => ({ set, adapters: systems.resolve }),
+    history,
+    idempotency,
+    limiter,
+    authenticate: createAuthenticator(set.settings.auth),
+  });
+  const server = await startServer({
+    host,
+    port,
+    bodyLimitBytes: set.settings.bodyLimitBytes,
+    handle,
+    log: (line) => output.stdout(`${line}\n`),
+  });
+  output.stdout(`bass serve listening on ${server.url} (${describeEndpoints(set)})\n`);
+  options.onListening?.(server.url);
+
+  const watcher = options.watch
+    ? watchProject(set, () => {
+        const next = loadServedSet(load);
+        if (!next.ok) {
+          output.stderr(
+            `the changed project does not validate; still serving the last good set:\n${formatIssues(next)}\n`,
+          );
+          return;
+        }
+        const systemsChanged =
+          JSON.stringify([next.set.config.systems, next.set.config.mockcore]) !==
+          JSON.stringify([set.config.systems, set.config.mockcore]);
+        set = next.set;
+        output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
+        if (systemsChanged) void restartSystems(set);
+      })
+    : undefined;
+
+  async function restartSystems(next: ServedSet): Promise<void> {
+    const old = systems;
+    await limiter.idle();
+    systems = await startSystems(next.config, next.projectDir);
+    await old.close();
+  }
+
+  await (options.stopped ?? signal?.received);
+  watcher?.close();
+  await server.close(10_000);
+  await Promise.all([history.flush(), idempotency.flush()]);
+  await systems.close();
+  return 0;
+}
+
+function describeEndpoints(set: ServedSet): string {
+  const count = set.definitions.reduce((sum, definition) => sum + (definition.endpoints?.length ?? 0), 0);
+  return `${count} endpoint${count === 1 ? "" : "s"} of ${set.definitions.length} integration${set.definitions.length === 1 ? "" : "s"}`;
+}
+
+function formatIssues(loaded: Extract<LoadedSet, { ok: false }>): string {
+  return loaded.issues
+    .map((issue) => `  ${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`)
+    .join("\n");
+}
+
+/** Calls `reload` once a burst of changes to the project's files has settled. */
+function watchProject(set: ServedSet, reload: () => void): { close(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const watcher = watch(set.projectDir, { recursive: true }, (_event, file) => {
+    if (!file || file.startsWith(".bass") || !/\.ya?ml$/.test(file)) return;
+    clearTimeout(timer);
+    timer = setTimeout(reload, 100);
+  });
+  return {
+    close() {
+      clearTimeout(timer);
+      watcher.close();
+    },
+  };
+}

@@ -1,0 +1,217 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { CompiledIntegration } from "../engine/compile.js";
+import type { HistoryStore } from "../engine/history.js";
+import type { OutputData } from "../engine/record.js";
+import { type RunInput, startIntegration } from "../engine/run.js";
+import { handleAdmin } from "./admin.js";
+import type { ServedSet } from "./app.js";
+import { parseBody } from "./body.js";
+import {
+  type IdempotencyStore,
+  isIdempotencyKey,
+  requestFingerprint,
+  type StoredResponse,
+} from "./idempotency.js";
+import type { Limiter } from "./limiter.js";
+import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
+import { parseQuery } from "./query.js";
+
+/** A request as the server read it: the body is whole and within the limit. */
+export interface ServeRequest {
+  method: string;
+  /** Path and query, as on the request line. */
+  url: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Uint8Array;
+}
+
+/** A response, with what the server's log line tells about it. */
+export interface HandledResponse extends ServeResponse {
+  runId?: string | undefined;
+  /** The request path as the log may show it: masked like the run's record. */
+  logPath: string;
+}
+
+export interface ServeContext {
+  /** The integrations and systems in use now (`--watch` swaps them). */
+  current(): { set: ServedSet; adapters: AdapterResolver };
+  history: HistoryStore;
+  idempotency: IdempotencyStore;
+  limiter: Limiter;
+  authenticate(authorization: string | undefined): boolean;
+}
+
+const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
+
+/** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
+export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
+  return async (request) => {
+    const url = new URL(request.url, "http://bass.invalid");
+    try {
+      return await handle(context, request, url);
+    } catch {
+      // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
+      return {
+        ...problemResponse(
+          createProblem(500, "bass could not answer this request; the server log has no more"),
+        ),
+        logPath: url.pathname,
+      };
+    }
+  };
+}
+
+async function handle(context: ServeContext, request: ServeRequest, url: URL): Promise<HandledResponse> {
+  const logPath = url.pathname;
+  const answer = (
+    status: number,
+    detail: string,
+    headers: Record<string, string> = {},
+    errors?: { pointer?: string; message: string }[],
+  ) => ({
+    ...problemResponse(createProblem(status, detail, errors), headers),
+    logPath,
+  });
+  const { set, adapters } = context.current();
+
+  if (!context.authenticate(header(request, "authorization"))) {
+    return answer(401, "this server needs credentials: an Authorization header", {
+      "www-authenticate": authChallenge(set),
+    });
+  }
+  if (url.pathname === "/_bass" || url.pathname.startsWith("/_bass/")) {
+    return { ...(await handleAdmin(url, request.method, set, context)), logPath };
+  }
+
+  const match = set.router.match(request.method, url.pathname);
+  if (match.kind === "not-found") return answer(404, `no endpoint at ${url.pathname}`);
+  if (match.kind === "method-not-allowed") {
+    return answer(405, `${url.pathname} does not answer ${request.method}`, {
+      allow: match.allow.join(", "),
+    });
+  }
+  const integration = match.target;
+
+  const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
+  if (!body.ok) return answer(body.status, body.detail);
+  const schemaErrors = set.requestSchemas.get(integration.name)?.(body.value) ?? [];
+  if (schemaErrors.length)
+    return answer(400, "the request body does not match the endpoint's request_schema", {}, schemaErrors);
+
+  const key = idempotentMethods.has(request.method) ? header(request, "idempotency-key") : undefined;
+  if (key !== undefined && !isIdempotencyKey(key))
+    return answer(400, "Idempotency-Key must be 1 to 64 visible characters");
+  const decision =
+    key === undefined
+      ? undefined
+      : await context.idempotency.begin(key, requestFingerprint(request.method, url.pathname, request.body));
+  if (decision?.kind === "replay") return { ...fromStored(decision.response), logPath };
+  if (decision?.kind === "in-progress")
+    return answer(409, "a request with this Idempotency-Key is still running");
+  if (decision?.kind === "mismatch") return answer(422, "this Idempotency-Key was used with another request");
+
+  const release = context.limiter.tryAcquire();
+  if (!release) {
+    if (decision?.kind === "run") decision.abandon();
+    return answer(503, "the server is running as many integrations as it may; try again", {
+      "retry-after": "1",
+    });
+  }
+  try {
+    const response = await runEndpoint(
+      context,
+      integration,
+      set,
+      adapters,
+      {
+        payload: body.value,
+        method: request.method,
+        path: match.params,
+        params: parseQuery(url.searchParams),
+        headers: plainHeaders(request.headers),
+        fullpath: url.pathname + url.search,
+      },
+      release,
+    );
+    if (decision?.kind === "run") await decision.complete(toStored(response));
+    return { ...response, logPath: response.logPath || logPath };
+  } catch (error) {
+    if (decision?.kind === "run") decision.abandon();
+    release();
+    throw error;
+  }
+}
+
+/** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */
+async function runEndpoint(
+  context: ServeContext,
+  integration: CompiledIntegration,
+  set: ServedSet,
+  adapters: AdapterResolver,
+  input: RunInput,
+  release: () => void,
+): Promise<HandledResponse> {
+  const run = startIntegration(integration, input, {
+    adapters,
+    trigger: "http",
+    cellTimeoutMs: set.settings.cellTimeoutMs,
+    runTimeoutMs: set.settings.runTimeoutMs,
+    secrets: set.secrets,
+  });
+  const finished = run.completion.then((result) => {
+    context.history.write(result.record);
+    release();
+    return result;
+  });
+  if (run.started && run.accepted) {
+    context.history.write(run.started);
+    return { ...fromOutput(run.accepted), runId: run.runId, logPath: "" };
+  }
+  const result = await finished;
+  return { ...fromOutput(result.output), runId: result.runId, logPath: result.mask(input.fullpath ?? "") };
+}
+
+/** The run's output as SPEC §4.10 says it is sent: byte strings as they are, anything else as JSON. */
+function fromOutput(output: OutputData): ServeResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(output.headers)) headers[name.toLowerCase()] = String(value);
+  if (output.payload instanceof Uint8Array) return { status: output.status, headers, body: output.payload };
+  headers["content-type"] = "application/json; charset=utf-8";
+  return { status: output.status, headers, body: JSON.stringify(output.payload ?? null) };
+}
+
+function toStored(response: ServeResponse): StoredResponse {
+  const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body);
+  return { status: response.status, headers: response.headers, body: body.toString("base64") };
+}
+
+function fromStored(stored: StoredResponse): ServeResponse {
+  return {
+    status: stored.status,
+    headers: { ...stored.headers, "idempotent-replayed": "true" },
+    body: Buffer.from(stored.body, "base64"),
+  };
+}
+
+function header(request: ServeRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function plainHeaders(headers: ServeRequest["headers"]): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined)
+      Object.defineProperty(plain, name, {
+        value: Array.isArray(value) ? value.join(", ") : value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  return plain;
+}
+
+function authChallenge(set: ServedSet): string {
+  return set.settings.auth.type === "basic" ? 'Basic realm="bass"' : 'Bearer realm="bass"';
+}

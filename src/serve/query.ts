@@ -1,0 +1,11 @@
+import { setOwn } from "../engine/paths.js";
+
+/** A query string as `input.params` (SPEC §4.2): one value as a string, a repeated name as a list. */
+export function parseQuery(search: URLSearchParams): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = {};
+  for (const name of new Set(search.keys())) {
+    const values = search.getAll(name);
+    setOwn(params, name, values.length === 1 ? (values[0] as string) : values);
+  }
+  return params;
+}

@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type ServerResponse as NodeResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { HandledResponse, ServeRequest } from "./handler.js";
+import { createProblem, problemResponse } from "./problem.js";
+
+export interface StartServerOptions {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  handle(request: ServeRequest): Promise<HandledResponse>;
+  /** One line per request: method, path (masked), status, duration, run id. */
+  log(line: string): void;
+}
+
+export interface RunningServer {
+  url: string;
+  /** Stops accepting, lets requests in progress finish (up to `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+// Node answers 431 itself to a request whose headers are larger than this.
+const maxHeaderSize = 16 * 1024;
+
+/** serve's only node:http: reads each request within the limits, hands it to the handler, writes the answer. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const server = createServer({ maxHeaderSize, keepAliveTimeout: 5000 }, (request, response) => {
+    inFlight++;
+    const started = performance.now();
+    serve(request, response, options)
+      .then((handled) => {
+        const run = handled.runId ? ` run ${handled.runId}` : "";
+        options.log(
+          `${request.method} ${handled.logPath} ${handled.status} ${Math.round(performance.now() - started)} ms${run}`,
+        );
+      })
+      // A client that went away mid-request: nothing to answer.
+      .catch(() => response.destroy())
+      .finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    async close(graceMs = 10_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
+        ]);
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+async function serve(
+  request: IncomingMessage,
+  response: NodeResponse,
+  options: StartServerOptions,
+): Promise<HandledResponse> {
+  const path = new URL(request.url ?? "/", "http://bass.invalid").pathname;
+  const body = await readBody(request, options.bodyLimitBytes);
+  const handled: HandledResponse =
+    body === undefined
+      ? {
+          ...problemResponse(createProblem(413, `the body is larger than ${options.bodyLimitBytes} bytes`)),
+          logPath: path,
+        }
+      : await options.handle({
+          method: request.method ?? "GET",
+          url: request.url ?? "/",
+          headers: request.headers,
+          body,
+        });
+  const payload = typeof handled.body === "string" ? Buffer.from(handled.body) : handled.body;
+  // A request whose body was cut off is not read to its end: its connection closes after the answer.
+  const connection = body === undefined ? { connection: "close" } : {};
+  response.writeHead(handled.status, {
+    ...handled.headers,
+    ...connection,
+    "content-length": String(payload.byteLength),
+  });
+  response.end(payload);
+  return handled;
+}
+
+/** The whole body, or undefined once it is larger than the limit (SPEC §12: no unbounded memory from a body). */
+function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > limit) {
+    request.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        request.removeAllListeners("data");
+        request.resume();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
