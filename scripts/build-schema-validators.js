@@ -5,7 +5,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
 
 const schemaDir = new URL("../schema/", import.meta.url);
-const names = ["definition", "project"];
+const names = ["definition", "project", "test"];
 
 const ajv = new Ajv2020({
   allErrors: true,

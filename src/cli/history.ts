@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { isSeq, parseDocument, stringify } from "yaml";
 import { type Env, resolveProject } from "../definition/load.js";
 import {
   createHistoryStore,
@@ -5,8 +8,11 @@ import {
   type HistoryStore,
   resolveHistoryOptions,
 } from "../engine/history.js";
+import type { RunRecord } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
+import { promoteRun } from "../testing/promote.js";
+import { writeFileAtomic } from "../write-atomic.js";
 import type { Output } from "./output.js";
 import { renderRecord, renderRunList } from "./render-record.js";
 
@@ -32,7 +38,56 @@ export async function runHistoryList(
 
 /** `bass history show <id>`: one run as a tree, or as JSON. */
 export async function runHistoryShow(id: string, options: HistoryOptions, output: Output): Promise<number> {
-  // Checked before anything reads a file: an id becomes part of a path.
+  const record = await readRun(id, options);
+  output.stdout(options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint));
+  return 0;
+}
+
+/**
+ * `bass history promote <id> [--out FILE]`: the run as a test case, masked. Printed as a test file, or added
+ * to FILE (created when missing; it must test the same integration).
+ */
+export async function runHistoryPromote(
+  id: string,
+  options: HistoryOptions & { out?: string | undefined },
+  output: Output,
+): Promise<number> {
+  const record = await readRun(id, options);
+  const testCase = promoteRun(record);
+  if (!options.out) {
+    output.stdout(stringify({ integration: record.integration, cases: [testCase] }));
+    return 0;
+  }
+  const path = resolve(options.cwd, options.out);
+  if (!existsSync(path)) {
+    const header = `# yaml-language-server: $schema=${schemaComment}\n`;
+    await writeFileAtomic(path, header + stringify({ integration: record.integration, cases: [testCase] }));
+  } else {
+    const doc = parseDocument(readFileSync(path, "utf8"));
+    const integration = doc.get("integration");
+    if (integration !== record.integration) {
+      throw new BassError(
+        "USAGE",
+        `${options.out} tests ${String(integration)}, and run ${id} is of ${record.integration}`,
+      );
+    }
+    const cases = doc.get("cases");
+    if (!isSeq(cases)) throw new BassError("USAGE", `${options.out} has no list of cases`);
+    if (JSON.stringify(cases.toJSON()).includes(JSON.stringify(testCase.name))) {
+      throw new BassError("USAGE", `${options.out} already has the case ${JSON.stringify(testCase.name)}`);
+    }
+    cases.add(doc.createNode(testCase));
+    await writeFileAtomic(path, doc.toString());
+  }
+  output.stdout(`added case ${JSON.stringify(testCase.name)} to ${options.out}\n`);
+  return 0;
+}
+
+// Test files point editors at the published schema, as definitions do.
+const schemaComment = "node_modules/bass/schema/test.schema.json";
+
+/** A run of the history; its id is checked before anything reads a file, as an id becomes part of a path. */
+async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> {
   if (!isRunId(id)) {
     throw new BassError(
       "USAGE",
@@ -40,11 +95,9 @@ export async function runHistoryShow(id: string, options: HistoryOptions, output
     );
   }
   const record = await openHistory(options).read(id);
-  if (!record) {
+  if (!record)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
-  }
-  output.stdout(options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint));
-  return 0;
+  return record;
 }
 
 /** The history store of the project found from the options; a project file with errors cannot be used. */

@@ -4,7 +4,8 @@ import type { HistoryFilter } from "../engine/history.js";
 import type { RunStatus } from "../engine/record.js";
 import { type IssueFormat, issueFormats } from "./formats/format-issues.js";
 import type { MockcoreCommandOptions } from "./mockcore.js";
-import { createOutput, type Writers } from "./output.js";
+import { createOutput, processWriters, type Writers } from "./output.js";
+import { type TestReporter, testReporters } from "./test-report.js";
 
 /** The version of the installed package. */
 export const version: string = JSON.parse(
@@ -158,6 +159,34 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
+  globals(
+    program
+      .command("test")
+      .description("run the cases of *.test.yaml files and report them (SPEC §11)")
+      .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
+      .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
+      .option("--update", "write each case's actual output (masked) into its expect.output", false),
+  ).action(async (paths: string[], options: GlobalOptions & { reporter: TestReporter; update: boolean }) => {
+    const { runTestCommand } = await import("./test.js");
+    // A progress line only where a person watches: the process's own terminal.
+    const progress =
+      context.write === processWriters && process.stderr.isTTY
+        ? (text: string) => void process.stderr.write(text)
+        : undefined;
+    context.exitCode = await runTestCommand(
+      paths,
+      {
+        reporter: options.reporter,
+        update: options.update,
+        project: options.project,
+        cwd: context.cwd,
+        env: context.env,
+        progress,
+      },
+      outputFor(options),
+    );
+  });
+
   const history = program
     .command("history")
     .description("the run history: list the runs (the default: bass history [options]) or show one");
@@ -176,6 +205,20 @@ export function createProgram(context: ProgramContext): Command {
     context.exitCode = await runHistoryList(
       { integration, status, label, limit },
       { json, project, cwd: context.cwd, env: context.env },
+      outputFor(options),
+    );
+  });
+  globals(
+    history
+      .command("promote")
+      .description("turn a recorded run into a test case (masked): printed, or added to --out FILE")
+      .argument("<id>", "the run id, as bass history lists it")
+      .option("--out <file>", "the *.test.yaml file to add the case to (created when missing)"),
+  ).action(async (id: string, options: GlobalOptions & { out?: string }) => {
+    const { runHistoryPromote } = await import("./history.js");
+    context.exitCode = await runHistoryPromote(
+      id,
+      { json: false, out: options.out, project: options.project, cwd: context.cwd, env: context.env },
       outputFor(options),
     );
   });

@@ -32,6 +32,21 @@ export function listDefinitionFiles(
   return { files: [...files].sort(), unmatched };
 }
 
+/** Whether a file holds tests of definitions (SPEC §11). */
+export function isTestFile(file: string): boolean {
+  return /\.test\.ya?ml$/.test(file);
+}
+
+/** The test files under the folders or files given, sorted; a path that holds none is left out. */
+export function listTestFiles(paths: readonly string[]): string[] {
+  const files = paths.flatMap((path) => {
+    const stats = statOrUndefined(path);
+    if (stats?.isDirectory()) return walk(path).filter(isTestFile);
+    return stats?.isFile() && isTestFile(path) ? [path] : [];
+  });
+  return [...new Set(files)].sort();
+}
+
 function listPath(path: string): string[] {
   const stats = statOrUndefined(path);
   if (stats?.isDirectory()) return walk(path).filter(isDefinitionFile);

@@ -1,11 +1,13 @@
 import type { ErrorObject } from "ajv";
 // Compiled from schema/*.schema.json by `npm run build` (scripts/build-schema-validators.js).
-import { definition, project } from "../../schema/validators.js";
+import { definition, project, test } from "../../schema/validators.js";
 import type { Issue } from "./issue.js";
 import type { RuleId } from "./rules.js";
 import { formatPath, type ValuePath, type YamlSource } from "./yaml-source.js";
 
-export type SchemaName = "definition" | "project";
+export type SchemaName = "definition" | "project" | "test";
+
+const validators = { definition, project, test };
 
 /** Where the published JSON Schemas live, for editors (`# yaml-language-server: $schema=…`) and for ajv. */
 export function schemaPath(name: SchemaName): URL {
@@ -14,7 +16,7 @@ export function schemaPath(name: SchemaName): URL {
 
 /** Checks a parsed file against its schema; every finding is placed at its key or value. */
 export function validateSchema(name: SchemaName, source: YamlSource): Issue[] {
-  const validate = name === "definition" ? definition : project;
+  const validate = validators[name];
   if (validate(source.value)) return [];
   return (validate.errors ?? []).flatMap((error) => toIssue(error, source) ?? []);
 }

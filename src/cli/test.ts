@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseDocument } from "yaml";
+import { listTestFiles } from "../definition/files.js";
+import { type Env, resolveProject } from "../definition/load.js";
+import { BassError } from "../errors.js";
+import { outputOf } from "../testing/expectations.js";
+import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
+import { writeFileAtomic } from "../write-atomic.js";
+import type { Output } from "./output.js";
+import { formatTestReport, type TestReporter } from "./test-report.js";
+
+export interface TestCommandOptions {
+  reporter: TestReporter;
+  update: boolean;
+  project?: string | undefined;
+  cwd: string;
+  env: Env;
+  /** Where a progress line may go while a long suite runs (a terminal), or undefined. */
+  progress?: ((text: string) => void) | undefined;
+}
+
+/** `bass test [paths…]`: runs the cases of `*.test.yaml` files; exit 0 when all pass, 1 when one fails. */
+export async function runTestCommand(
+  paths: readonly string[],
+  options: TestCommandOptions,
+  output: Output,
+): Promise<number> {
+  const project = resolveProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  for (const path of paths) {
+    if (!existsSync(resolve(options.cwd, path)))
+      throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
+  }
+  const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
+  if (files.length === 0)
+    throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
+
+  const started = performance.now();
+  const { results, loaded } = await runTests({
+    cwd: options.cwd,
+    env: options.env,
+    projectDir: options.project,
+    files,
+    onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
+  });
+  options.progress?.("\r\u001b[K");
+  if (options.update) await updateCases(loaded, results);
+  output.stdout(
+    formatTestReport(options.reporter, results, {
+      color: output.color,
+      durationMs: performance.now() - started,
+      updated: options.update,
+    }),
+  );
+  // After --update the outputs match; a case still fails on its other expectations.
+  const fixed = (result: CaseResult) =>
+    options.update && result.differences.every((difference) => difference.path.startsWith("expect.output"));
+  return results.every((result) => result.status === "passed" || fixed(result)) ? 0 : 1;
+}
+
+/** `--update`: the actual output, masked, becomes each case's `expect.output`; comments and layout stay. */
+async function updateCases(loaded: readonly LoadedTests[], results: readonly CaseResult[]): Promise<void> {
+  for (const entry of loaded) {
+    const doc = parseDocument(readFileSync(entry.path, "utf8"));
+    entry.tests.cases.forEach((testCase, index) => {
+      const result = results.find(
+        (candidate) => candidate.file === entry.file && candidate.name === testCase.name,
+      );
+      const output = result?.record && outputOf(result.record);
+      if (!output) return;
+      const expected: Record<string, unknown> = { status: output.status };
+      if (Object.keys(output.headers).length) expected.headers = output.headers;
+      expected.payload = output.payload;
+      doc.setIn(["cases", index, "expect", "output"], doc.createNode(expected));
+    });
+    await writeFileAtomic(entry.path, doc.toString());
+  }
+}

@@ -1,0 +1,47 @@
+import type { MockAnswer } from "../adapters/mock.js";
+import type { RunRecord } from "../engine/record.js";
+import { outputOf } from "./expectations.js";
+import type { TestCase } from "./test-file.js";
+
+/**
+ * A test case made from a recorded run (`bass history promote`): its input, its adapters' answers as mocks
+ * and its state and output as expectations — all as the masked record holds them, so a masked field reads
+ * XXXXXXXXXXXX and may need test data where a rule checks it.
+ */
+export function promoteRun(record: RunRecord): TestCase {
+  const input = record.items.find((item) => item.kind === "INPUT");
+  const mocks: Record<string, MockAnswer | (MockAnswer | null)[]> = {};
+  for (const item of record.items) {
+    if (item.kind !== "REQUEST" || !item.response) continue;
+    const answer: MockAnswer = { success: item.response.success, payload: item.response.payload };
+    if (item.response.status !== undefined) answer.status = item.response.status;
+    if (item.response.messages.length) answer.messages = item.response.messages;
+    if (item.sridx === null) mocks[item.label] = answer;
+    else {
+      const list = (Array.isArray(mocks[item.label]) ? mocks[item.label] : []) as (MockAnswer | null)[];
+      while (list.length < item.sridx) list.push(null);
+      list[item.sridx] = answer;
+      mocks[item.label] = list;
+    }
+  }
+  const output = outputOf(record);
+  const testCase: TestCase = { name: `run ${record.id} of ${record.started_at.slice(0, 10)}` };
+  if (input?.kind === "INPUT") {
+    const { payload, method, path, params, headers } = input.data;
+    testCase.input = { payload, method, path, params, headers };
+  }
+  if (Object.keys(mocks).length) testCase.mocks = mocks;
+  testCase.expect = {
+    state: record.status === "failure" ? "failure" : "success",
+    ...(output
+      ? {
+          output: {
+            status: output.status,
+            ...(Object.keys(output.headers).length ? { headers: output.headers } : {}),
+            payload: output.payload,
+          },
+        }
+      : {}),
+  };
+  return testCase;
+}

@@ -1,0 +1,237 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/cassette.js";
+import { createMockAdapter } from "../adapters/mock.js";
+import { type LiveSystems, startSystems } from "../adapters/systems.js";
+import { lintProject } from "../definition/lint/lint.js";
+import { type Env, type LoadedProject, loadFile, loadProject } from "../definition/load.js";
+import { assertUsable } from "../definition/usable.js";
+import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
+import type { RunRecord } from "../engine/record.js";
+import { type RunInput, runIntegration } from "../engine/run.js";
+import { BassError } from "../errors.js";
+import { checkExpectations, type Difference, outputOf } from "./expectations.js";
+import type { TestCase, TestFile } from "./test-file.js";
+
+export interface CaseResult {
+  file: string;
+  integration: string;
+  name: string;
+  status: "passed" | "failed";
+  duration_ms: number;
+  differences: Difference[];
+  /** The items and cells that produced what differs: the run's failures, or the hook that set the output. */
+  producedBy: string[];
+  runId: string | undefined;
+  /** The masked record, for --update and reporters. */
+  record: RunRecord | undefined;
+}
+
+export interface RunTestsOptions {
+  cwd: string;
+  env: Env;
+  projectDir?: string | undefined;
+  /** `*.test.yaml` files to run (absolute paths). */
+  files: readonly string[];
+  /** How many cases run at once. */
+  concurrency?: number;
+  onCaseDone?: (done: number, total: number) => void;
+}
+
+export interface LoadedTests {
+  file: string;
+  path: string;
+  tests: TestFile;
+}
+
+/** Runs every case of the test files; a case's runs are real runs with trigger `test`, kept in history. */
+export async function runTests(
+  options: RunTestsOptions,
+): Promise<{ results: CaseResult[]; loaded: LoadedTests[] }> {
+  const load = { cwd: options.cwd, env: options.env, projectDir: options.projectDir };
+  const project = loadProject(load);
+  assertUsable(lintProject(project), "the project");
+  const loaded = options.files.map((path) => loadTests(path, load));
+  const compiled = new Map<string, CompiledIntegration>();
+  const integrationOf = (name: string, file: string) => {
+    let integration = compiled.get(name);
+    if (!integration) {
+      const definition = project.definitions.find((candidate) => candidate.value.name === name);
+      if (!definition)
+        throw new BassError("INTEGRATION_NOT_FOUND", `${file}: no integration named ${name} in the project`);
+      integration = compileIntegration(definition);
+      compiled.set(name, integration);
+    }
+    return integration;
+  };
+  const jobs = loaded.flatMap((entry) =>
+    entry.tests.cases.map((testCase) => ({
+      entry,
+      testCase,
+      integration: integrationOf(entry.tests.integration, entry.file),
+    })),
+  );
+
+  const config = project.config.value;
+  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
+  let systems: Promise<LiveSystems> | undefined;
+  const live = () => (systems ??= startSystems(config, project.dir));
+  const results: CaseResult[] = new Array(jobs.length);
+  let done = 0;
+  try {
+    await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
+      results[index] = await runCase(job.entry, job.testCase, job.integration, project, live);
+      if (results[index]?.record) history.write(results[index].record);
+      options.onCaseDone?.(++done, jobs.length);
+    });
+  } finally {
+    await history.flush();
+    if (systems) await (await systems).close();
+  }
+  return { results, loaded };
+}
+
+async function runCase(
+  entry: LoadedTests,
+  testCase: TestCase,
+  integration: CompiledIntegration,
+  project: LoadedProject,
+  live: () => Promise<LiveSystems>,
+): Promise<CaseResult> {
+  const started = performance.now();
+  const base = { file: entry.file, integration: integration.name, name: testCase.name };
+  const adapters = await adaptersFor(entry, testCase, live);
+  const config = project.config.value;
+  const result = await runIntegration(integration, inputOf(entry, testCase), {
+    adapters,
+    trigger: "test",
+    cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
+    runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
+    secrets: [...project.config.secrets, ...project.definitions.flatMap((definition) => definition.secrets)],
+  });
+  const differences = checkExpectations(testCase.expect ?? {}, result.record);
+  return {
+    ...base,
+    status: differences.length ? "failed" : "passed",
+    duration_ms: Math.round(performance.now() - started),
+    differences,
+    producedBy: differences.length ? producedBy(result.record) : [],
+    runId: result.runId,
+    record: result.record,
+  };
+}
+
+/** Where to look first: the run's failures with their cells and lines, else the hook that shaped its output. */
+function producedBy(record: RunRecord): string[] {
+  const failures = record.items.flatMap((item) =>
+    item.kind === "FAILURE"
+      ? [
+          `item ${item.seq} FAILURE ${item.error.code}${item.error.cell ? ` in ${item.error.cell}` : ""}${item.error.line ? ` (line ${item.error.line})` : ""}: ${item.error.message}`,
+        ]
+      : item.kind === "VALIDATION_FAILURE"
+        ? [`item ${item.seq} VALIDATION_FAILURE ${item.label}: ${item.message}`]
+        : item.kind === "REQUEST" && item.response && !item.response.success
+          ? [`item ${item.seq} REQUEST ${item.label}: ${item.response.messages.join("; ")}`]
+          : [],
+  );
+  if (failures.length) return failures;
+  const output = outputOf(record);
+  return [
+    `the output (status ${output?.status ?? "none"}) comes from ${record.status === "success" ? "on_success_hook" : "on_failure_hook"} or finally_hook`,
+  ];
+}
+
+async function adaptersFor(
+  entry: LoadedTests,
+  testCase: TestCase,
+  live: () => Promise<LiveSystems>,
+): Promise<AdapterResolver> {
+  const where = `${entry.file} case ${JSON.stringify(testCase.name)}`;
+  if (testCase.mocks) {
+    const adapter = createMockAdapter(testCase.mocks, where);
+    return () => adapter;
+  }
+  if (testCase.cassette) {
+    const path = resolve(dirname(entry.path), testCase.cassette);
+    const cassette = readRelative(path, `${where}: cassette ${testCase.cassette}`, (text) => parseYaml(text));
+    const problem = checkCassette(cassette);
+    if (problem) throw new BassError("INPUT_INVALID", `${where}: ${testCase.cassette}: ${problem}`);
+    const adapter = createReplayAdapter(cassette as Cassette, testCase.cassette);
+    return () => adapter;
+  }
+  return (await live()).resolve;
+}
+
+function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
+  if (testCase.input_file) {
+    const path = resolve(dirname(entry.path), testCase.input_file);
+    return {
+      payload: readRelative(
+        path,
+        `${entry.file} case ${JSON.stringify(testCase.name)}: input_file ${testCase.input_file}`,
+        JSON.parse,
+      ),
+    };
+  }
+  const input = testCase.input ?? {};
+  return {
+    payload: input.payload ?? {},
+    method: input.method,
+    path: input.path,
+    params: input.params,
+    headers: input.headers,
+  };
+}
+
+function readRelative(path: string, what: string, parse: (text: string) => unknown): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new BassError("FILE_NOT_FOUND", `${what} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new BassError(
+      "INPUT_INVALID",
+      `${what} does not parse: ${(error as Error).message.split("\n")[0]}`,
+    );
+  }
+}
+
+function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests {
+  const file = loadFile<TestFile>(path, "test", load);
+  assertUsable(file.issues, file.file);
+  const names = new Set<string>();
+  for (const [index, testCase] of file.value.cases.entries()) {
+    if (names.has(testCase.name)) {
+      const at = file.source.locate(["cases", index, "name"]);
+      throw new BassError(
+        "DEFINITION_INVALID",
+        `${file.file}:${at.line}:${at.column}: two cases are named ${JSON.stringify(testCase.name)}`,
+      );
+    }
+    names.add(testCase.name);
+  }
+  return { file: file.file, path, tests: file.value };
+}
+
+/** Runs `work` over the items with at most `limit` at a time. */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index] as T, index);
+    }
+  });
+  await Promise.all(lanes);
+}
