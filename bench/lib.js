@@ -57,12 +57,15 @@ export function printHeader() {
  * With a `unit` other than "ms" (a rate such as "runs/s", where more is better) the baseline is
  * `{ value, label }` in that unit, the ratio is baseline / value (how many times the baseline's cost one
  * unit of work takes, so it reads like the ratio of times) and a goal may give `min` instead of `max`.
+ * A goal's `holds: false` makes it a MISS whatever the value (a condition beside the number, such as
+ * "no errors").
  */
 export function printRow(name, value, baseline, goal, unit = "ms") {
   const rate = unit !== "ms";
   const ratio = rate ? baseline.value / value : value / baseline.ms;
   const measured = goal?.of === "ratio" ? ratio : value;
-  const met = goal?.min !== undefined ? measured >= goal.min : measured < goal?.max;
+  const met =
+    (goal?.holds ?? true) && (goal?.min !== undefined ? measured >= goal.min : measured < goal?.max);
   const result = goal ? (met ? "PASS" : "MISS") : "";
   const format = rate ? (amount) => `${Math.round(amount)} ${unit}` : formatMs;
   printColumns([

@@ -6,10 +6,11 @@ import { performance } from "node:perf_hooks";
 import { measureEngine } from "./engine.js";
 import { printHeader, printRow } from "./lib.js";
 import { measureRunStart } from "./run-start.js";
+import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
 import { measureValidate } from "./validate.js";
 
-const measurements = [measureValidate, measureStartup, measureRunStart, measureEngine];
+const measurements = [measureValidate, measureStartup, measureRunStart, measureEngine, measureServe];
 
 const started = performance.now();
 console.log(

@@ -1,0 +1,256 @@
+import { spawn } from "node:child_process";
+import {
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
+import autocannon from "autocannon";
+import { median } from "./lib.js";
+
+const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const baselines = fileURLToPath(new URL("./serve-baselines.js", import.meta.url));
+const samples = fileURLToPath(new URL("../samples", import.meta.url));
+
+/** The integration serve answers: one echo call with two field mappings and a hook that builds the answer. */
+const DEFINITION = `name: bench.serve
+description: The serve bench integration
+endpoints:
+  - method: POST
+    path: /bench/people
+service_requests:
+  - formula_variable: person
+    system: echo
+    service_name: create-person
+    field_mappings:
+      - field: firstName
+        value: input.payload.first_name.trim()
+      - field: email
+        value: input.payload.email
+on_success_hook: |
+  const created = person.response.payload
+  output.status = 201
+  output.payload = { first_name: created.firstName, email: created.email }
+`;
+
+const ECHO_REQUEST = {
+  path: "/bench/people",
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ first_name: " Grace ", email: "grace.hopper@example.com" }),
+};
+const ECHO_ANSWER = { first_name: "Grace", email: "grace.hopper@example.com" };
+const LIVE_REQUEST = { path: "/api/v1/core-processor/customers?customer_id=P000001", method: "GET" };
+
+const CONNECTIONS = 10;
+
+/**
+ * serve under load, measured with autocannon (10 connections, no pipelining) from this process while
+ * each server runs in a child process of its own, all on 127.0.0.1:
+ * - `bass serve` answering a small integration (DEFINITION: a POST with a small JSON body, one echo
+ *   call, two field mappings, an on_success_hook) against a bare node:http server answering the same
+ *   JSON (serve-baselines.js bare);
+ * - the p99 latency and the errors (non-2xx answers, socket errors and time-outs) of those serve rounds;
+ * - the live path: `bass serve` of the samples answering customers.retrieve (its http adapter GETs the
+ *   person from a `bass mockcore` child) against a node:http server that forwards the same GET to the
+ *   same mock core with an undici Pool (serve-baselines.js proxy).
+ * Every server is checked to answer as expected, then loaded for 1 s untimed; then `rounds` rounds of
+ * `seconds` s per server, each pair taking turns in an order that flips every round. Rates are 2xx
+ * answers per second, medians of the rounds; latencies are every response's time over all rounds.
+ */
+export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 } = {}) {
+  const root = mkdtempSync(join(tmpdir(), "bass-bench-serve-"));
+  const children = [];
+  // Started together; every child that did start is stopped, even when another one failed to.
+  const start = async (specs) => {
+    const started = await Promise.allSettled(
+      specs.map(([name, args, env]) => startChild(name, args, { dir: root, env })),
+    );
+    for (const result of started) if (result.status === "fulfilled") children.push(result.value);
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    return started.map((result) => result.value.url);
+  };
+  try {
+    const echoProject = join(root, "echo");
+    mkdirSync(join(echoProject, "integrations"), { recursive: true });
+    writeFileSync(
+      join(echoProject, "bass.config.yaml"),
+      "integrations: integrations\nsystems:\n  echo:\n    adapter: echo\nserve:\n  host: 127.0.0.1\n",
+    );
+    writeFileSync(join(echoProject, "integrations", "bench.serve.yaml"), DEFINITION);
+    const liveProject = join(root, "samples");
+    cpSync(samples, liveProject, {
+      recursive: true,
+      filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
+    });
+
+    const serve = (project) => [bass, "serve", "--project", project, "--host", "127.0.0.1", "--port", "0"];
+    const [serveEcho, bare, core] = await start([
+      ["serve-echo", serve(echoProject)],
+      ["bare", [baselines, "bare"]],
+      ["mockcore", [bass, "mockcore", "--host", "127.0.0.1", "--port", "0"]],
+    ]);
+    const [serveLive, proxy] = await start([
+      ["serve-live", serve(liveProject), { CORE_URL: core }],
+      ["proxy", [baselines, "proxy", core]],
+    ]);
+
+    await expectAnswer(serveEcho, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
+    await expectAnswer(bare, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
+    await expectAnswer(serveLive, LIVE_REQUEST, 200, (body) => body?.customer_id === "P000001");
+    await expectAnswer(proxy, LIVE_REQUEST, 200, (body) => body?.personId === "P000001");
+
+    const targets = {
+      serveEcho: { url: serveEcho, request: ECHO_REQUEST, latencies: true },
+      bare: { url: bare, request: ECHO_REQUEST, latencies: true },
+      serveLive: { url: serveLive, request: LIVE_REQUEST },
+      proxy: { url: proxy, request: LIVE_REQUEST },
+    };
+    for (const target of Object.values(targets)) {
+      Object.assign(target, { rates: [], latencyMs: [], errors: 0, statuses: {} });
+      await load(target, warmupSeconds, false);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const pair of [
+        [targets.serveEcho, targets.bare],
+        [targets.serveLive, targets.proxy],
+      ]) {
+        for (const target of round % 2 ? [...pair].reverse() : pair) await load(target, seconds, true);
+      }
+    }
+    for (const [name, target] of Object.entries({ bare: targets.bare, proxy: targets.proxy })) {
+      if (target.errors) {
+        throw new Error(
+          `the ${name} baseline answered ${target.errors} requests with errors (${JSON.stringify(target.statuses)})`,
+        );
+      }
+    }
+
+    const rate = (target) => median(target.rates);
+    const p99 = (target) => percentile(target.latencyMs, 0.99);
+    const spread = (target) =>
+      target.rates.map((value) => Math.round(value)).join(", ") +
+      (target.errors ? `; ${target.errors} errors: ${JSON.stringify(target.statuses)}` : "");
+    const load10 = `autocannon, ${CONNECTIONS} connections, medians of ${rounds} rounds of ${seconds} s each, taking turns, after ${warmupSeconds} s of warm-up`;
+    const echo = targets.serveEcho;
+    const live = targets.serveLive;
+    return [
+      {
+        name: "serve, echo integration",
+        value: rate(echo),
+        unit: "req/s",
+        baseline: { value: rate(targets.bare), label: "bare node:http" },
+        goal: { text: "under 2× (0.5× the req/s)", max: 2, of: "ratio" },
+        note: `bass serve answers ${(rate(echo) / rate(targets.bare)).toFixed(2)}× the requests per second of a bare node:http server giving the same JSON (POST /bench/people with a ${ECHO_REQUEST.body.length}-byte JSON body, 1 echo call, 2 field mappings, on_success_hook, history written; ${load10}; serve rounds ${spread(echo)} req/s, bare ${spread(targets.bare)})`,
+      },
+      {
+        name: `serve p99 at ${CONNECTIONS} connections`,
+        value: p99(echo),
+        baseline: { ms: p99(targets.bare), label: "bare node:http p99" },
+        goal: { text: "under 5 ms, no errors", max: 5, of: "value", holds: echo.errors === 0 },
+        note: `the p99 of all ${echo.latencyMs.length} response times of the serve rounds above is ${p99(echo).toFixed(2)} ms (p50 ${percentile(echo.latencyMs, 0.5).toFixed(2)} ms, max ${Math.max(...echo.latencyMs).toFixed(1)} ms) with ${echo.errors} errors (non-2xx answers, socket errors, time-outs); bare node:http p99 ${p99(targets.bare).toFixed(2)} ms`,
+      },
+      {
+        name: "serve, live path to mock core",
+        value: rate(live),
+        unit: "req/s",
+        baseline: { value: rate(targets.proxy), label: "undici proxy to mock core" },
+        goal: { text: "under 1.25× (0.8× the req/s)", max: 1.25, of: "ratio" },
+        note: `bass serve of the samples answers ${(rate(live) / rate(targets.proxy)).toFixed(2)}× the requests per second of a node:http server forwarding the same GET to the same mock core with an undici Pool (GET /api/v1/core-processor/customers?customer_id=P000001: serve → http adapter → bass mockcore, each in a process of its own; ${load10}; serve rounds ${spread(live)} req/s, proxy ${spread(targets.proxy)})`,
+      },
+    ];
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Loads `target` with autocannon for `seconds`; when `record`, adds its rate of 2xx answers, its errors
+ * and (for a target that keeps them) every response's time in ms to the target.
+ */
+async function load(target, seconds, record) {
+  const { path, ...request } = target.request;
+  const run = autocannon({ url: target.url + path, ...request, connections: CONNECTIONS, duration: seconds });
+  if (record && target.latencies) {
+    run.on("response", (_client, _status, _bytes, responseTime) => target.latencyMs.push(responseTime));
+  }
+  const result = await run;
+  if (!record) return;
+  target.rates.push(result["2xx"] / result.duration);
+  target.errors += result.non2xx + result.errors;
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
+    if (!status.startsWith("2")) target.statuses[status] = (target.statuses[status] ?? 0) + count;
+  }
+  if (result.errors) target.statuses.socket = (target.statuses.socket ?? 0) + result.errors;
+}
+
+/** The `fraction` percentile of `values` (nearest rank). */
+function percentile(values, fraction) {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
+}
+
+/** Fails the bench unless one request to `url` answers `status` with a JSON body that `check` accepts. */
+async function expectAnswer(url, { path, ...request }, status, check) {
+  const response = await fetch(url + path, request);
+  const text = await response.text();
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  if (response.status !== status || !check(body)) {
+    throw new Error(
+      `${request.method} ${url + path} answered ${response.status}, not as expected:\n${text.slice(0, 4000)}`,
+    );
+  }
+}
+
+/**
+ * Starts `node ARGS` with its stdout and stderr going to files in `dir` (serve logs every request: a file
+ * takes them without this process having to read them) and resolves once it prints `listening on URL`.
+ * `stop()` sends SIGTERM and waits for the exit (SIGKILL after 10 s).
+ */
+async function startChild(name, args, { dir, env = {} }) {
+  const outFile = join(dir, `${name}.out`);
+  const errFile = join(dir, `${name}.err`);
+  const out = openSync(outFile, "w");
+  const err = openSync(errFile, "w");
+  let child;
+  try {
+    child = spawn(process.execPath, args, { stdio: ["ignore", out, err], env: { ...process.env, ...env } });
+  } finally {
+    closeSync(out);
+    closeSync(err);
+  }
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (!running()) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const output = () => `${readFileSync(outFile, "utf8")}${readFileSync(errFile, "utf8")}`.slice(0, 4000);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(outFile, "utf8"))?.[1];
+    if (url) return { url, stop };
+    if (!running() || Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not start: node ${args.join(" ")}\n${output()}`);
+    }
+    await sleep(20);
+  }
+}
