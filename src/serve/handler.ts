@@ -15,6 +15,7 @@ import {
 import type { Limiter } from "./limiter.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
 import { parseQuery } from "./query.js";
+import { parseRequestTarget } from "./target.js";
 
 /** A request as the server read it: the body is whole and within the limit. */
 export interface ServeRequest {
@@ -46,7 +47,13 @@ const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 /** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
 export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
   return async (request) => {
-    const url = new URL(request.url, "http://bass.invalid");
+    const url = parseRequestTarget(request.url);
+    if (!url) {
+      return {
+        ...problemResponse(createProblem(400, "the request target is neither a path nor an absolute URL")),
+        logPath: request.url,
+      };
+    }
     try {
       return await handle(context, request, url);
     } catch {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse as NodeResponse
 import type { AddressInfo } from "node:net";
 import type { HandledResponse, ServeRequest } from "./handler.js";
 import { createProblem, problemResponse } from "./problem.js";
+import { parseRequestTarget } from "./target.js";
 
 export interface StartServerOptions {
   host: string;
@@ -69,7 +70,8 @@ async function serve(
   response: NodeResponse,
   options: StartServerOptions,
 ): Promise<HandledResponse> {
-  const path = new URL(request.url ?? "/", "http://bass.invalid").pathname;
+  const target = request.url ?? "/";
+  const path = parseRequestTarget(target)?.pathname ?? target;
   const body = await readBody(request, options.bodyLimitBytes);
   const handled: HandledResponse =
     body === undefined
