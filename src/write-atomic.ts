@@ -1,21 +1,43 @@
-import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { close, fsync, open, rename, unlink, writeFile } from "node:fs";
+import { promisify } from "node:util";
+
+// The callback API: serve writes a record per request, and FileHandle objects cost more than the writes.
+const openFile = promisify(open);
+const writeText = promisify(writeFile) as (fd: number, text: string) => Promise<void>;
+const syncFile = promisify(fsync);
+const closeFile = promisify(close);
+const renameFile = promisify(rename);
+const unlinkFile = promisify(unlink);
+
+let nextTemp = 0;
+
+export interface WriteFileAtomicOptions {
+  /**
+   * Sync the file to disk before the rename (default true), so that it survives a power cut too. The rename
+   * alone already makes it whole or absent after `kill -9`: the operating system keeps what was written.
+   */
+  durable?: boolean;
+}
 
 /**
- * Writes `text` to a temp file beside `path` (`<path>.<hex>.tmp`), syncs it to disk and renames it over
- * `path`: the file is whole or absent, also after `kill -9`, never half-written (SPEC §12).
+ * Writes `text` to a temp file beside `path` (`<path>.<pid>-<n>.tmp`) and renames it over `path`: the file
+ * is whole or absent, also after `kill -9`, never half-written (SPEC §12).
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  const handle = await open(temp, "wx");
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: WriteFileAtomicOptions = {},
+): Promise<void> {
+  const temp = `${path}.${process.pid}-${nextTemp++}.tmp`;
+  const fd = await openFile(temp, "wx");
   try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-    await handle.close();
-    await rename(temp, path);
+    await writeText(fd, text);
+    if (options.durable !== false) await syncFile(fd);
+    await closeFile(fd);
+    await renameFile(temp, path);
   } catch (error) {
-    await handle.close().catch(() => {});
-    await unlink(temp).catch(() => {});
+    await closeFile(fd).catch(() => {});
+    await unlinkFile(temp).catch(() => {});
     throw error;
   }
 }

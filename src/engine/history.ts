@@ -94,7 +94,8 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const store = async (record: RunRecord) => {
     try {
       const ids = await storedIds();
-      await writeFileAtomic(join(dir, `${record.id}${recordSuffix}`), serialize(record));
+      // Not synced one by one: a record is still whole or absent after kill -9, and serve writes one per request.
+      await writeFileAtomic(join(dir, `${record.id}${recordSuffix}`), serialize(record), { durable: false });
       insertSorted(ids, record.id);
       const pruned = ids.splice(0, Math.max(0, ids.length - maxRuns));
       await Promise.all(pruned.map((id) => removeFile(join(dir, `${id}${recordSuffix}`))));

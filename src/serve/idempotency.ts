@@ -8,6 +8,8 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The request path as the first answer's log line showed it, masked: a replay's log line shows it too. */
+  logPath?: string;
 }
 
 export type IdempotencyDecision =
@@ -53,7 +55,7 @@ const staleTempMs = 60_000;
 /** Expired files of keys never seen again are swept at most this often (and at most once per TTL). */
 const sweepIntervalMs = 3_600_000;
 const entryName = /^[0-9a-f]{64}\.json$/;
-const tempName = /^[0-9a-f]{64}\.json\.[0-9a-f]+\.tmp$/;
+const tempName = /^[0-9a-f]{64}\.json\.[0-9a-f-]+\.tmp$/;
 
 /** An idempotency store in `dir`: files named by the sha256 of the key, never by the key itself. */
 export function createIdempotencyStore(options: IdempotencyStoreOptions): IdempotencyStore {
@@ -228,15 +230,16 @@ async function readEntry(dir: string, hash: string): Promise<Entry | undefined> 
   const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
   const { response } = value;
   if (Number.isNaN(storedAt) || !isObject(response) || !isObject(response.headers)) return undefined;
-  const { status, headers, body } = response;
+  const { status, headers, body, logPath } = response;
   if (!Number.isInteger(status) || typeof body !== "string") return undefined;
   if (!Object.values(headers).every((header) => typeof header === "string")) return undefined;
-  return {
-    fingerprint: value.fingerprint,
-    storedAt,
-    response: { status: status as number, headers: headers as Record<string, string>, body },
-    size: Buffer.byteLength(text),
+  const stored: StoredResponse = {
+    status: status as number,
+    headers: headers as Record<string, string>,
+    body,
   };
+  if (typeof logPath === "string") stored.logPath = logPath;
+  return { fingerprint: value.fingerprint, storedAt, response: stored, size: Buffer.byteLength(text) };
 }
 
 /** A copy a caller may change without changing what the store keeps. */
