@@ -27,11 +27,15 @@ export interface CompileCellContext {
 // Cells are synchronous, so one clock serves them all: the running cell's deadline and a loop counter.
 let currentDeadline = Number.POSITIVE_INFINITY;
 let ticks = 0;
+// Once the running cell is past its deadline every check throws, not every 1024th: a `catch` inside a loop
+// would otherwise swallow the one throw and the loop would never end.
+let expired = false;
 let nextCellId = 0;
 
 /** Called at the top of every loop body of a cell: an endless loop ends at the deadline instead of never. */
 function tick(): void {
-  if ((++ticks & 1023) === 0 && performance.now() > currentDeadline) {
+  if (expired || ((++ticks & 1023) === 0 && performance.now() > currentDeadline)) {
+    expired = true;
     throw new BassError("CELL_TIMEOUT", "the cell ran past its time limit");
   }
 }
@@ -79,7 +83,9 @@ export function compileCell(cell: CellRef, context: CompileCellContext): Compile
     label: cell.label,
     run(namespace, deadline) {
       const outer = currentDeadline;
+      const outerExpired = expired;
       currentDeadline = deadline;
+      expired = false;
       try {
         lastThrow = undefined;
         return compiled(namespace, lookup, tick, thrown);
@@ -87,6 +93,7 @@ export function compileCell(cell: CellRef, context: CompileCellContext): Compile
         throw toCellError(error, stackLine, (line) => at(line).line, cell.label, context);
       } finally {
         currentDeadline = outer;
+        expired = outerExpired;
       }
     },
   };

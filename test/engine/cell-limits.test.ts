@@ -14,6 +14,20 @@ describe("a cell that runs longer than cell_timeout_ms throws a time-out error (
       "recursion through an arrow function",
       "const f = (n) => (n === 0 ? 0 : f(n - 1) + f(n - 1))\nreturn f(24)",
     ],
+    // Once past the deadline every check throws, so a catch inside the loop cannot swallow the time-out.
+    [
+      "a loop that catches the time-out of the loop inside it",
+      "while (true) { try { while (true) {} } catch {} }",
+    ],
+    [
+      "a loop that catches the time-out of a call",
+      "const f = () => 1\nwhile (true) { try { f() } catch (e) {} }",
+    ],
+    [
+      "a loop that catches the time-out of two calls",
+      "const f = () => g()\nconst g = () => 1\nwhile (true) { try { f() } catch {} }",
+    ],
+    ["a loop whose finally continues it", "for (;;) { try { for (;;) {} } finally { continue } }"],
   ])("ends %s with a 504", async (_name, code) => {
     const result = await runDefinition(
       `name: slow\nbefore_hook: ${JSON.stringify(code)}\n`,
