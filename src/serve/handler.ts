@@ -112,7 +112,9 @@ async function handle(context: ServeContext, request: ServeRequest, url: URL): P
     key === undefined
       ? undefined
       : await context.idempotency.begin(key, requestFingerprint(request.method, url.pathname, request.body));
-  if (decision?.kind === "replay") return { ...fromStored(decision.response), logPath };
+  // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
+  if (decision?.kind === "replay")
+    return { ...fromStored(decision.response), logPath: decision.response.logPath ?? logPath };
   if (decision?.kind === "in-progress")
     return answer(409, "a request with this Idempotency-Key is still running");
   if (decision?.kind === "mismatch") return answer(422, "this Idempotency-Key was used with another request");
@@ -140,8 +142,9 @@ async function handle(context: ServeContext, request: ServeRequest, url: URL): P
       },
       release,
     );
-    if (decision?.kind === "run") await decision.complete(toStored(response));
-    return { ...response, logPath: response.logPath || logPath };
+    const handled = { ...response, logPath: response.logPath || logPath };
+    if (decision?.kind === "run") await decision.complete(toStored(handled));
+    return handled;
   } catch (error) {
     if (decision?.kind === "run") decision.abandon();
     release();
@@ -187,9 +190,11 @@ function fromOutput(output: OutputData): ServeResponse {
   return { status: output.status, headers, body: JSON.stringify(output.payload ?? null) };
 }
 
-function toStored(response: ServeResponse): StoredResponse {
+function toStored(response: HandledResponse): StoredResponse {
   const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body);
-  return { status: response.status, headers: response.headers, body: body.toString("base64") };
+  // The path only: a repeat has the same path but may have another query, which its own run never masked.
+  const logPath = response.logPath.split("?", 1)[0] ?? "";
+  return { status: response.status, headers: response.headers, body: body.toString("base64"), logPath };
 }
 
 function fromStored(stored: StoredResponse): ServeResponse {

@@ -609,6 +609,27 @@ describe("the log path", () => {
     expect(reply.logPath).toBe(logged);
   });
 
+  it.each([
+    ["the query", false, `/transfers?account=${secretAccount}`, "/transfers"],
+    ["the path", false, `/accounts/${secretAccount}/transfers`, "/accounts/XXXXXXXXXXXX/transfers"],
+    ["the path", true, `/accounts/${secretAccount}/transfers`, "/accounts/XXXXXXXXXXXX/transfers"],
+  ])(
+    "keeps a masked value in %s out of a replay's log path (after a restart: %s)",
+    async (_, restart, url, logged) => {
+      const { send, core, dir, idempotency } = createServe();
+      const headers = { "idempotency-key": "masked" };
+      const first = await send("POST", url, { body: masked, headers });
+      await idempotency.flush();
+      const replay = await (restart ? createContext(dir, core).send : send)("POST", url, {
+        body: masked,
+        headers,
+      });
+      expect(replay.headers["idempotent-replayed"]).toBe("true");
+      expect(first.logPath).not.toContain(secretAccount);
+      expect(replay.logPath).toBe(logged);
+    },
+  );
+
   it("keeps a masked value out of an async run's log path", async () => {
     const { send } = createServe();
     const reply = await send("POST", `/jobs?account=${secretAccount}`, { body: { account: secretAccount } });

@@ -369,14 +369,17 @@ describe("the log line", () => {
   it("prints method, path, status, duration and run id per request, with masked values masked", async () => {
     const { url, stdout, dir } = await serveProject();
     const masked = { account: secretAccount, amount: "1.00" };
+    const headers = { "idempotency-key": "logged" };
     await call(`${url}/transfers?account=${secretAccount}`, { method: "POST", json: masked });
+    await call(`${url}/accounts/${secretAccount}/transfers`, { method: "POST", json: masked, headers });
+    await call(`${url}/accounts/${secretAccount}/transfers`, { method: "POST", json: masked, headers });
     await call(`${url}/jobs?account=${secretAccount}`, { method: "POST", json: masked });
     await call(`${url}/nope`);
     const lines = await eventually(() => {
       const printed = stdout()
         .split("\n")
         .filter((line) => / \d+ ms/.test(line));
-      return printed.length === 3 ? printed : undefined;
+      return printed.length === 5 ? printed : undefined;
     });
     expect(stdout()).not.toContain(secretAccount);
     const runLine = /^(\S+) (\S+) (\d{3}) \d+ ms run ([0-9A-Z]{26})$/;
@@ -385,6 +388,8 @@ describe("the log line", () => {
       lines.map((line) => line.replace(/ \d+ ms/, " N ms").replace(/ run [0-9A-Z]{26}$/, " run ID")),
     ).toEqual([
       "POST /transfers?account=XXXXXXXXXXXX 201 N ms run ID",
+      "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms run ID",
+      "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms",
       "POST /jobs 202 N ms run ID",
       "GET /nope 404 N ms",
     ]);
