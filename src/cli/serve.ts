@@ -68,6 +68,11 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle,
     log: (line) => output.stdout(`${line}\n`),
+  }).catch(async (error: unknown) => {
+    // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
+    signal?.cancel();
+    await systems.close();
+    throw error;
   });
   output.stdout(`bass serve listening on ${server.url} (${describeEndpoints(set)})\n`);
   options.onListening?.(server.url);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse as NodeResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BassError } from "../errors.js";
 import type { HandledResponse, ServeRequest } from "./handler.js";
 import { createProblem, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
@@ -43,7 +44,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    // A port in use or a host that is not this machine's is the user's to fix, not a crash.
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new BassError(
+          "USAGE",
+          `bass serve cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`,
+          { cause: error },
+        ),
+      ),
+    );
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as AddressInfo;

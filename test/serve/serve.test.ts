@@ -1,5 +1,6 @@
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createOutput } from "../../src/cli/output.js";
@@ -433,6 +434,25 @@ describe("listening", () => {
       expect(result.stdout).toBe("");
     },
   );
+});
+
+describe("a port that is taken", () => {
+  it("makes bass serve exit 2 with a message, leaving no server or signal handler behind", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const { port } = blocker.address() as AddressInfo;
+    // The samples talk to the embedded mock core, which listens before serve does.
+    const dir = samplesCopy();
+    const servers = () => process.getActiveResourcesInfo().filter((name) => name === "TCPServerWrap").length;
+    const before = { servers: servers(), sigint: process.listenerCount("SIGINT") };
+    const result = await runCli(["serve", "--project", dir, "--port", String(port)], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`bass: bass serve cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+    expect(process.listenerCount("SIGINT")).toBe(before.sigint);
+    // A closed server's handle goes a moment after its close callback.
+    await eventually(() => (servers() === before.servers ? true : undefined), 1000);
+  });
 });
 
 describe("graceful shutdown", () => {
