@@ -77,28 +77,42 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   output.stdout(`bass serve listening on ${server.url} (${describeEndpoints(set)})\n`);
   options.onListening?.(server.url);
 
+  const keepLastGood = (why: string) =>
+    output.stderr(`the changed project does not validate; still serving the last good set:\n${why}\n`);
   const watcher = options.watch
     ? watchProject(set, () => {
-        const next = loadServedSet(load);
+        let next: LoadedSet;
+        try {
+          next = loadServedSet(load);
+        } catch (error) {
+          // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
+          keepLastGood(`  ${(error as Error).message}`);
+          return;
+        }
         if (!next.ok) {
-          output.stderr(
-            `the changed project does not validate; still serving the last good set:\n${formatIssues(next)}\n`,
-          );
+          keepLastGood(formatIssues(next));
           return;
         }
         const systemsChanged =
           JSON.stringify([next.set.config.systems, next.set.config.mockcore]) !==
           JSON.stringify([set.config.systems, set.config.mockcore]);
-        set = next.set;
-        output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
-        if (systemsChanged) void restartSystems(set);
+        if (!systemsChanged) {
+          set = next.set;
+          output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
+        } else
+          void restartSystems(next.set).catch((error: unknown) =>
+            keepLastGood(`  ${(error as Error).message}`),
+          );
       })
     : undefined;
 
+  /** Swaps in the set once its systems have started; systems that cannot start leave the last good set serving. */
   async function restartSystems(next: ServedSet): Promise<void> {
     const old = systems;
     await limiter.idle();
     systems = await startSystems(next.config, next.projectDir);
+    set = next;
+    output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
     await old.close();
   }
 

@@ -538,10 +538,22 @@ describe("--watch", () => {
       "surprise",
     ],
     [
+      "a request_schema that cannot be compiled",
+      "integrations/outputs.yaml",
+      (text) => `${text}request_schema: { type: 12 }\n`,
+      "request_schema cannot be compiled",
+    ],
+    [
       "a project file with an unset variable",
       "bass.config.yaml",
       (text) => `${text}history:\n  dir: \${env:BASS_TEST_UNSET}\n`,
       "BASS_TEST_UNSET",
+    ],
+    [
+      "a project file whose adapter module is missing",
+      "bass.config.yaml",
+      (text) => text.replace("./core.mjs", "./missing.mjs"),
+      "missing.mjs",
     ],
   ])(
     "keeps serving the last good set after %s, prints why, and loads the next good one",
