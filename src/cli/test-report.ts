@@ -67,7 +67,7 @@ function formatText(results: readonly CaseResult[], options: FormatTestReportOpt
   const summary = `${passed} passed, ${failed} failed`;
   lines.push(
     "",
-    `${failed ? paint.red(summary) : paint.green(summary)} (${total} cases, ${Math.round(options.durationMs)} ms)${options.updated ? "; expected outputs updated" : ""}`,
+    `${failed ? paint.red(summary) : paint.green(summary)} (${total} case${total === 1 ? "" : "s"}, ${Math.round(options.durationMs)} ms)${options.updated ? "; expected outputs updated" : ""}`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -82,7 +82,7 @@ function formatJunit(results: readonly CaseResult[], options: FormatTestReportOp
     const failures = cases.filter((result) => result.status === "failed").length;
     const time = cases.reduce((sum, result) => sum + result.duration_ms, 0);
     const body = cases.map((result) => {
-      const open = `    <testcase classname="${escapeXml(result.integration)}" name="${escapeXml(result.name)}" file="${escapeXml(file)}" time="${seconds(result.duration_ms)}"`;
+      const open = `    <testcase classname="${escapeXml(result.integration)}" name="${escapeXml(result.name)}" time="${seconds(result.duration_ms)}"`;
       if (result.status === "passed") return `${open}/>`;
       const text = [
         ...result.differences.map((d) => `${d.path}: ${d.message}`),

@@ -4,7 +4,7 @@ import { parseDocument } from "yaml";
 import { listTestFiles } from "../definition/files.js";
 import { type Env, resolveProject } from "../definition/load.js";
 import { BassError } from "../errors.js";
-import { outputOf } from "../testing/expectations.js";
+import { expectedOutput, outputOf } from "../testing/expectations.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { Output } from "./output.js";
@@ -68,10 +68,13 @@ async function updateCases(loaded: readonly LoadedTests[], results: readonly Cas
       );
       const output = result?.record && outputOf(result.record);
       if (!output) return;
-      const expected: Record<string, unknown> = { status: output.status };
-      if (Object.keys(output.headers).length) expected.headers = output.headers;
-      expected.payload = output.payload;
-      doc.setIn(["cases", index, "expect", "output"], doc.createNode(expected));
+      const path = ["cases", index, "expect", "output"];
+      const node = doc.createNode(expectedOutput(output));
+      // The comments around the old expectation stay with the new one.
+      const old = doc.getIn(path, true) as { comment?: string | null; commentBefore?: string | null } | undefined;
+      if (old?.comment) node.comment = old.comment;
+      if (old?.commentBefore) node.commentBefore = old.commentBefore;
+      doc.setIn(path, node);
     });
     await writeFileAtomic(entry.path, doc.toString());
   }

@@ -25,6 +25,7 @@ export const rules = {
   "secret-literal": "A literal that looks like a secret; take it from the environment with ${env:NAME}.",
   "http-mapping-required": "A service request on an http system needs service_path and method mappings.",
   "field-path": "A field path that cannot be parsed.",
+  "case-source": "A test case with both input and input_file, or both mocks and cassette.",
 } as const;
 
 export type RuleId = keyof typeof rules;

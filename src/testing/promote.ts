@@ -1,6 +1,6 @@
 import type { MockAnswer } from "../adapters/mock.js";
 import type { RunRecord } from "../engine/record.js";
-import { outputOf } from "./expectations.js";
+import { expectedOutput, outputOf } from "./expectations.js";
 import type { TestCase } from "./test-file.js";
 
 /**
@@ -33,15 +33,7 @@ export function promoteRun(record: RunRecord): TestCase {
   if (Object.keys(mocks).length) testCase.mocks = mocks;
   testCase.expect = {
     state: record.status === "failure" ? "failure" : "success",
-    ...(output
-      ? {
-          output: {
-            status: output.status,
-            ...(Object.keys(output.headers).length ? { headers: output.headers } : {}),
-            payload: output.payload,
-          },
-        }
-      : {}),
+    ...(output ? { output: expectedOutput(output) } : {}),
   };
   return testCase;
 }

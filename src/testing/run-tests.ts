@@ -118,14 +118,14 @@ async function runCase(
     status: differences.length ? "failed" : "passed",
     duration_ms: Math.round(performance.now() - started),
     differences,
-    producedBy: differences.length ? producedBy(result.record) : [],
+    producedBy: differences.length ? producedBy(result.record, differences) : [],
     runId: result.runId,
     record: result.record,
   };
 }
 
 /** Where to look first: the run's failures with their cells and lines, else the hook that shaped its output. */
-function producedBy(record: RunRecord): string[] {
+function producedBy(record: RunRecord, differences: readonly Difference[]): string[] {
   const failures = record.items.flatMap((item) =>
     item.kind === "FAILURE"
       ? [
@@ -138,6 +138,7 @@ function producedBy(record: RunRecord): string[] {
           : [],
   );
   if (failures.length) return failures;
+  if (!differences.some((difference) => /^expect\.(output|state)/.test(difference.path))) return [];
   const output = outputOf(record);
   return [
     `the output (status ${output?.status ?? "none"}) comes from ${record.status === "success" ? "on_success_hook" : "on_failure_hook"} or finally_hook`,
@@ -208,6 +209,13 @@ function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests {
   assertUsable(file.issues, file.file);
   const names = new Set<string>();
   for (const [index, testCase] of file.value.cases.entries()) {
+    for (const [one, other] of [["input", "input_file"], ["mocks", "cassette"]] as const) {
+      if (testCase[one] !== undefined && testCase[other] !== undefined) {
+        const at = file.source.locate(["cases", index]);
+        const message = `a case has ${one} or ${other}, not both`;
+        assertUsable([{ file: file.file, ...at, severity: "error", rule: "case-source", message }], file.file);
+      }
+    }
     if (names.has(testCase.name)) {
       const at = file.source.locate(["cases", index, "name"]);
       throw new BassError(

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+
+describe("a case with two sources of the same thing", () => {
+  it.each([
+    ["input: {}\n    input_file: in.json", /input.*input_file|input_file.*input/],
+    ["mocks: {}\n    cassette: c.json", /mocks.*cassette|cassette.*mocks/],
+  ])("names the keys that conflict: %s", async (keys, names) => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/hello.yaml": "name: hello\n",
+      "t.test.yaml": `integration: hello\ncases:\n  - name: a\n    ${keys}\n`,
+    });
+    const result = await runCli(["test"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/t\.test\.yaml:3:5 /);
+    expect(result.stderr.split("\n")[1]).toMatch(names);
+  });
+});
