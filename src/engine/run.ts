@@ -60,6 +60,8 @@ export interface StartedRun {
   started: RunRecord | undefined;
   /** For an async integration, what the caller gets at once: 202 `{ run_id, status: "started" }`. */
   accepted: OutputData | undefined;
+  /** Masks a copy of a value with what the run has masked by the time it returned (its INPUT masks, secrets). */
+  mask<T>(value: T): T;
   completion: Promise<RunResult>;
 }
 
@@ -125,7 +127,9 @@ export function startIntegration(
     return { runId: state.id, status, output: final, record, mask } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
-  return { runId: state.id, started, accepted, completion };
+  // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
+  const mask = <T>(value: T): T => scrub()(structuredClone(value));
+  return { runId: state.id, started, accepted, completion, mask };
 }
 
 /** Whether the output's payload is still the engine's own §12 default, untouched by a hook. */

@@ -1,8 +1,8 @@
 import { setOwn } from "./paths.js";
 import type { BytesPreview } from "./record.js";
 
-/** Containers nested deeper than this are recorded as "[Too deep]". */
-const maxDepth = 64;
+/** Containers nested deeper than this are recorded as "[Too deep]": well past the 64 levels serve accepts. */
+const maxDepth = 128;
 const previewLength = 256;
 /** A UTF-16 code unit takes at most 4 bytes, so this many bytes always hold the preview's characters. */
 const previewBytes = previewLength * 4;
@@ -12,7 +12,7 @@ const utf8 = new TextDecoder();
  * A JSON-safe deep copy of a value for the run history, so later changes to the live value do not reach
  * it. It follows `JSON.stringify` (undefined, functions and symbols dropped from objects and null in
  * arrays, NaN and Infinity null) and also records byte strings as `bytesPreview`, Dates as ISO text,
- * bigints as text, Maps as objects, Sets as arrays, a cycle as "[Circular]" and nesting beyond 64
+ * bigints as text, Maps as objects, Sets as arrays, a cycle as "[Circular]" and nesting beyond 128
  * levels as "[Too deep]".
  */
 export function snapshot(value: unknown): unknown {

@@ -81,22 +81,21 @@ async function handle(context: ServeContext, request: ServeRequest, url: URL): P
   });
   const { set, adapters } = context.current();
 
+  // SPEC §7's order: match the method and path, then check auth.
+  const isAdmin = url.pathname === "/_bass" || url.pathname.startsWith("/_bass/");
+  const match = isAdmin ? undefined : set.router.match(request.method, url.pathname);
+  if (match?.kind === "not-found") return answer(404, `no endpoint at ${url.pathname}`);
+  if (match?.kind === "method-not-allowed") {
+    return answer(405, `${url.pathname} does not answer ${request.method}`, {
+      allow: match.allow.join(", "),
+    });
+  }
   if (!context.authenticate(header(request, "authorization"))) {
     return answer(401, "this server needs credentials: an Authorization header", {
       "www-authenticate": authChallenge(set),
     });
   }
-  if (url.pathname === "/_bass" || url.pathname.startsWith("/_bass/")) {
-    return { ...(await handleAdmin(url, request.method, set, context)), logPath };
-  }
-
-  const match = set.router.match(request.method, url.pathname);
-  if (match.kind === "not-found") return answer(404, `no endpoint at ${url.pathname}`);
-  if (match.kind === "method-not-allowed") {
-    return answer(405, `${url.pathname} does not answer ${request.method}`, {
-      allow: match.allow.join(", "),
-    });
-  }
+  if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath };
   const integration = match.target;
 
   const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
@@ -175,7 +174,7 @@ async function runEndpoint(
   });
   if (run.started && run.accepted) {
     context.history.write(run.started);
-    return { ...fromOutput(run.accepted), runId: run.runId, logPath: "" };
+    return { ...fromOutput(run.accepted), runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
   }
   const result = await finished;
   return { ...fromOutput(result.output), runId: result.runId, logPath: result.mask(input.fullpath ?? "") };

@@ -78,10 +78,10 @@ describe("snapshot", () => {
     });
   });
 
-  it("keeps 64 levels and records deeper ones as [Too deep]", () => {
-    expect(snapshot(nest(64, 1))).toEqual(nest(64, 1));
-    expect(snapshot(nest(65, 1))).toEqual(nest(64, "[Too deep]"));
-    expect(snapshot(nest(64, { a: 1 }))).toEqual(nest(64, "[Too deep]"));
+  it("keeps 128 levels and records deeper ones as [Too deep]", () => {
+    expect(snapshot(nest(128, 1))).toEqual(nest(128, 1));
+    expect(snapshot(nest(129, 1))).toEqual(nest(128, "[Too deep]"));
+    expect(snapshot(nest(128, { a: 1 }))).toEqual(nest(128, "[Too deep]"));
   });
 
   it("keeps an own __proto__ key as an own key", () => {

@@ -391,7 +391,7 @@ describe("the log line", () => {
       "POST /transfers?account=XXXXXXXXXXXX 201 N ms run ID",
       "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms run ID",
       "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms",
-      "POST /jobs 202 N ms run ID",
+      "POST /jobs?account=XXXXXXXXXXXX 202 N ms run ID",
       "GET /nope 404 N ms",
     ]);
     // The run id of the line is the id of the run's record.
