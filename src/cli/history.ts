@@ -53,7 +53,8 @@ export async function runHistoryPromote(
   output: Output,
 ): Promise<number> {
   const record = await readRun(id, options);
-  if (record.status === "running") throw new BassError("USAGE", `run ${id} is still running; promote it once it has ended`);
+  if (record.status === "running")
+    throw new BassError("USAGE", `run ${id} is still running; promote it once it has ended`);
   const testCase = promoteRun(record);
   if (!options.out) {
     output.stdout(stringify({ integration: record.integration, cases: [testCase] }));

@@ -189,7 +189,9 @@ export function createProgram(context: ProgramContext): Command {
 
   const history = program
     .command("history")
-    .description("the run history: list the runs (the default: bass history [options]) or show one");
+    .description(
+      "the run history: list the runs (the default: bass history [options]), show one, or promote one to a test case",
+    );
   globals(
     history
       .command("list", { isDefault: true })

@@ -100,7 +100,11 @@ async function runWith(
       `${JSON.stringify({ run_id: result.runId, status: result.status, output: shownOutput, history: result.record }, null, 2)}\n`,
     );
   } else {
-    output.stdout(renderRecord(result.record, output.paint));
+    // The tree previews every payload; the answer itself is printed whole beneath it.
+    const answer = shownOutput
+      ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
+      : "";
+    output.stdout(renderRecord(result.record, output.paint) + answer);
   }
   return result.status === "success" ? 0 : 1;
 }

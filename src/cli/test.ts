@@ -71,7 +71,9 @@ async function updateCases(loaded: readonly LoadedTests[], results: readonly Cas
       const path = ["cases", index, "expect", "output"];
       const node = doc.createNode(expectedOutput(output));
       // The comments around the old expectation stay with the new one.
-      const old = doc.getIn(path, true) as { comment?: string | null; commentBefore?: string | null } | undefined;
+      const old = doc.getIn(path, true) as
+        | { comment?: string | null; commentBefore?: string | null }
+        | undefined;
       if (old?.comment) node.comment = old.comment;
       if (old?.commentBefore) node.commentBefore = old.commentBefore;
       doc.setIn(path, node);

@@ -3,7 +3,9 @@ import { basename, dirname, resolve } from "node:path";
 import {
   findProjectFile,
   isDefinitionFile,
+  isTestFile,
   listDefinitionFiles,
+  listTestFiles,
   projectFileName,
 } from "../definition/files.js";
 import { hasFailures, type Issue } from "../definition/issue.js";
@@ -12,6 +14,7 @@ import { lintPaths } from "../definition/lint/lint-paths.js";
 import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { loadTestFile } from "../testing/lint-test-file.js";
 import { formatIssues, type IssueFormat } from "./formats/index.js";
 import type { Output } from "./output.js";
 
@@ -29,12 +32,14 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
   const load = { cwd: options.cwd, env: options.env };
   let config: LoadedFile<ProjectConfig> | undefined;
   let definitionFiles: string[];
+  let testFiles: string[];
   // The project file is under review when the whole project is, or when it is named.
   let configReviewed = true;
   let configIssues: Issue[] = [];
   if (paths.length === 0) {
     const project = resolveProject({ ...load, projectDir: options.project });
     ({ config, definitionFiles } = project);
+    testFiles = listTestFiles([project.dir]);
     configIssues = [...project.issues, ...lintProjectFile(config)];
   } else {
     const named = expandPaths(paths, options.cwd);
@@ -46,7 +51,11 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     configReviewed = named.config !== undefined;
     if (config && configReviewed) configIssues = lintProjectFile(config);
     definitionFiles = named.definitions;
+    testFiles = named.tests;
   }
+  // Tests of definitions are checked too: their schema and the rules across their cases.
+  const tests = testFiles.map((path) => loadTestFile(path, load));
+  configIssues.push(...tests.flatMap((test) => test.issues));
 
   const lints = lintPaths(definitionFiles, {
     ...load,
@@ -57,32 +66,39 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     lints.flatMap((lint) => (lint.text === undefined ? [] : [[lint.file, lint.text] as const])),
   );
   if (config) sources.set(config.file, config.source.text);
+  for (const { file } of tests) sources.set(file.file, file.source.text);
   output.stdout(
     formatIssues(options.format, issues, {
       sources,
       color: output.color,
       toolVersion: options.version,
       strict: options.strict,
-      filesChecked: [...(config && configReviewed ? [config.file] : []), ...lints.map((lint) => lint.file)],
+      filesChecked: [
+        ...(config && configReviewed ? [config.file] : []),
+        ...lints.map((lint) => lint.file),
+        ...tests.map((test) => test.file.file),
+      ],
     }),
   );
   return hasFailures(issues, options.strict) ? 1 : 0;
 }
 
-/** Definition files under the paths given, and the project file if one of them is it. */
+/** Definition and test files under the paths given, and the project file if one of them is it. */
 function expandPaths(
   paths: readonly string[],
   cwd: string,
-): { definitions: string[]; config: string | undefined } {
+): { definitions: string[]; tests: string[]; config: string | undefined } {
   let config: string | undefined;
   const definitions = new Set<string>();
+  const tests = new Set<string>();
   for (const path of paths) {
     const full = resolve(cwd, path);
     if (!existsSync(full)) throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
     if (basename(full) === projectFileName) config = full;
     else if (statSync(full).isDirectory()) {
       const { files } = listDefinitionFiles(full, ["."]);
-      if (files.length === 0) {
+      for (const file of listTestFiles([full])) tests.add(file);
+      if (files.length === 0 && tests.size === 0) {
         throw new BassError(
           "USAGE",
           `${JSON.stringify(path)} holds no definition file (.yaml or .yml, not .test.yaml)`,
@@ -90,7 +106,8 @@ function expandPaths(
       }
       for (const file of files) definitions.add(file);
     } else if (isDefinitionFile(full)) definitions.add(full);
-    else throw new BassError("USAGE", `${path} is not a definition file (.yaml or .yml, not .test.yaml)`);
+    else if (isTestFile(full)) tests.add(full);
+    else throw new BassError("USAGE", `${path} is not a definition or test file (.yaml or .yml)`);
   }
-  return { definitions: [...definitions].sort(), config };
+  return { definitions: [...definitions].sort(), tests: [...tests].sort(), config };
 }

@@ -26,6 +26,7 @@ export const rules = {
   "http-mapping-required": "A service request on an http system needs service_path and method mappings.",
   "field-path": "A field path that cannot be parsed.",
   "case-source": "A test case with both input and input_file, or both mocks and cassette.",
+  "duplicate-case": "Two cases of a test file share a name.",
 } as const;
 
 export type RuleId = keyof typeof rules;

@@ -127,7 +127,11 @@ export function expectedOutput(output: OutputData): Partial<OutputData> {
   const payload = structuredClone(output.payload);
   const error = (payload as { error?: Record<string, unknown> } | null)?.error;
   if (error && typeof error === "object" && "run_id" in error) delete error.run_id;
-  return { status: output.status, ...(Object.keys(output.headers).length ? { headers: output.headers } : {}), payload };
+  return {
+    status: output.status,
+    ...(Object.keys(output.headers).length ? { headers: output.headers } : {}),
+    payload,
+  };
 }
 
 function describe(value: unknown): string {

@@ -14,6 +14,7 @@ import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
+import { loadTestFile } from "./lint-test-file.js";
 import type { TestCase, TestFile } from "./test-file.js";
 
 export interface CaseResult {
@@ -141,7 +142,7 @@ function producedBy(record: RunRecord, differences: readonly Difference[]): stri
   if (!differences.some((difference) => /^expect\.(output|state)/.test(difference.path))) return [];
   const output = outputOf(record);
   return [
-    `the output (status ${output?.status ?? "none"}) comes from ${record.status === "success" ? "on_success_hook" : "on_failure_hook"} or finally_hook`,
+    `${record.status === "success" ? "on_success_hook" : "on_failure_hook"} or finally_hook, which set the output (status ${output?.status ?? "none"})`,
   ];
 }
 
@@ -205,26 +206,8 @@ function readRelative(path: string, what: string, parse: (text: string) => unkno
 }
 
 function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests {
-  const file = loadFile<TestFile>(path, "test", load);
-  assertUsable(file.issues, file.file);
-  const names = new Set<string>();
-  for (const [index, testCase] of file.value.cases.entries()) {
-    for (const [one, other] of [["input", "input_file"], ["mocks", "cassette"]] as const) {
-      if (testCase[one] !== undefined && testCase[other] !== undefined) {
-        const at = file.source.locate(["cases", index]);
-        const message = `a case has ${one} or ${other}, not both`;
-        assertUsable([{ file: file.file, ...at, severity: "error", rule: "case-source", message }], file.file);
-      }
-    }
-    if (names.has(testCase.name)) {
-      const at = file.source.locate(["cases", index, "name"]);
-      throw new BassError(
-        "DEFINITION_INVALID",
-        `${file.file}:${at.line}:${at.column}: two cases are named ${JSON.stringify(testCase.name)}`,
-      );
-    }
-    names.add(testCase.name);
-  }
+  const { file, issues } = loadTestFile(path, load);
+  assertUsable(issues, file.file);
   return { file: file.file, path, tests: file.value };
 }
 

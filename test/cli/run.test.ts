@@ -56,13 +56,13 @@ function historyFiles(dir: string): string[] {
 }
 
 describe("bass run", () => {
-  it("prints the run as a tree with kind, label, state and duration, and exits 0", async () => {
+  it("prints the run as a tree with kind, label, state and duration, then its whole output, and exits 0", async () => {
     const dir = createProject();
     const result = await runCli(runArgs, { cwd: dir });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(4);
+    expect(lines.slice(4)).toEqual(["", "output 201", "{", '  "customer_id": "P000042"', "}"]);
     expect(lines[0]).toMatch(/^[0-9A-Z]{26} customers\.create success \d+ ms cli$/);
     expect(lines[1]).toBe(`├─ 1 INPUT   POST / {"first_name":"Ada","tax_id":"${masked}"}`);
     expect(lines[2]).toMatch(
@@ -356,7 +356,9 @@ describe("bass run refuses with exit 2", () => {
   });
 
   it("when a system's adapter module cannot be loaded, before the run starts", async () => {
-    const dir = createProject({ "bass.config.yaml": "systems:\n  core:\n    adapter: ./adapters/missing.js\n" });
+    const dir = createProject({
+      "bass.config.yaml": "systems:\n  core:\n    adapter: ./adapters/missing.js\n",
+    });
     const result = await runCli(["run", "customers.create", "--input", "input.json"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/core.*adapters\/missing\.js/);

@@ -155,7 +155,7 @@ describe("bass test: expectations", () => {
       1,
       [
         'expect.output.payload.customer_id: expected "P000043", got "P000042"',
-        "from the output (status 201) comes from on_success_hook or finally_hook",
+        "from on_success_hook or finally_hook, which set the output (status 201)",
       ],
     ],
     [
@@ -450,7 +450,7 @@ cases:
     expect(lines.slice(3, 6)).toEqual([
       "      expect.output.status: expected 200, got 201",
       '      expect.output.payload.hello: expected "Bob", got "Grace"',
-      "      from the output (status 201) comes from on_success_hook or finally_hook",
+      "      from on_success_hook or finally_hook, which set the output (status 201)",
     ]);
     expect(lines.slice(7, 9)).toEqual([
       "tests/b.test.yaml (boom)",
@@ -495,7 +495,7 @@ cases:
           { path: "expect.output.status", message: "expected 200, got 201" },
           { path: "expect.output.payload.hello", message: 'expected "Bob", got "Grace"' },
         ],
-        produced_by: ["the output (status 201) comes from on_success_hook or finally_hook"],
+        produced_by: ["on_success_hook or finally_hook, which set the output (status 201)"],
       },
       {
         file: "tests/b.test.yaml",
@@ -554,7 +554,7 @@ cases:
                   "#text": [
                     "expect.output.status: expected 200, got 201",
                     'expect.output.payload.hello: expected "Bob", got "Grace"',
-                    "from the output (status 201) comes from on_success_hook or finally_hook",
+                    "from on_success_hook or finally_hook, which set the output (status 201)",
                   ].join("\n"),
                 },
               ],
@@ -673,7 +673,7 @@ describe("bass test: usage errors (exit 2)", () => {
         "tests/a.test.yaml": `integration: greet\ncases:\n  - name: greets\n  - name: other\n  - name: greets\n`,
       },
       [],
-      /^bass: tests\/a\.test\.yaml:5:5: two cases are named "greets"\n$/,
+      /tests\/a\.test\.yaml:5:5 {2}two cases are named "greets" {2}\(duplicate-case\)/,
     ],
     [
       "an unknown integration",

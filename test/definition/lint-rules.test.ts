@@ -263,6 +263,7 @@ describe("lint rules", () => {
       "file-unreadable",
       "integrations-missing",
       "case-source",
+      "duplicate-case",
     ]);
     expect(Object.keys(rules).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
   });

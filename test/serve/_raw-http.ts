@@ -8,21 +8,23 @@ export type RawAnswer =
 export interface SendRawOptions {
   /** Destroy the socket this long after the bytes are written, as a client that goes away mid-request. */
   abortAfterMs?: number;
+  /** End the client's side once the bytes are written; Node then aborts a request it has not answered yet. */
+  halfClose?: boolean;
   /** How long to wait for the server to answer and close (default 10 s). */
   timeoutMs?: number;
 }
 
 /**
- * Writes `bytes` as they are to 127.0.0.1:`port` (no client library checks them), half-closes, and reads
- * until the server closes the connection. The request should say `Connection: close`.
+ * Writes `bytes` as they are to 127.0.0.1:`port` (no client library checks them) and reads until the server
+ * closes the connection. The request should say `Connection: close`.
  */
 export function sendRaw(port: number, bytes: Buffer, options: SendRawOptions = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, "127.0.0.1", () => {
       socket.write(bytes);
-      if (options.abortAfterMs === undefined) socket.end();
-      else setTimeout(() => socket.destroy(), options.abortAfterMs);
+      if (options.halfClose) socket.end();
+      if (options.abortAfterMs !== undefined) setTimeout(() => socket.destroy(), options.abortAfterMs);
     });
     const timer = setTimeout(() => {
       socket.destroy();

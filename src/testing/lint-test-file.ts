@@ -1,0 +1,39 @@
+import type { Issue } from "../definition/issue.js";
+import { type LoadedFile, type LoadOptions, loadFile } from "../definition/load.js";
+import type { TestFile } from "./test-file.js";
+
+/** A test file as `validate` and `test` read it: its schema findings and the rules across its cases. */
+export function loadTestFile(
+  path: string,
+  options: LoadOptions,
+): { file: LoadedFile<TestFile>; issues: Issue[] } {
+  const file = loadFile<TestFile>(path, "test", options);
+  return { file, issues: [...file.issues, ...lintTestFile(file)] };
+}
+
+/** One source of input and of answers per case, and case names unique in the file (JUnit names them). */
+function lintTestFile(file: LoadedFile<TestFile>): Issue[] {
+  const cases = file.issues.length === 0 ? file.value.cases : [];
+  const issues: Issue[] = [];
+  const report = (rule: Issue["rule"], message: string, at: (string | number)[]) =>
+    issues.push({ file: file.file, ...file.source.locate(at), severity: "error", rule, message });
+  const names = new Set<string>();
+  for (const [index, testCase] of cases.entries()) {
+    for (const [one, other] of [
+      ["input", "input_file"],
+      ["mocks", "cassette"],
+    ] as const) {
+      if (testCase[one] !== undefined && testCase[other] !== undefined) {
+        report("case-source", `a case has ${one} or ${other}, not both`, ["cases", index]);
+      }
+    }
+    if (names.has(testCase.name))
+      report("duplicate-case", `two cases are named ${JSON.stringify(testCase.name)}`, [
+        "cases",
+        index,
+        "name",
+      ]);
+    names.add(testCase.name);
+  }
+  return issues;
+}

@@ -1,0 +1,119 @@
+import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createTempDir } from "../_helpers.js";
+import { spawnServe } from "./_serve-process.js";
+
+const samples = join(import.meta.dirname, "../../samples");
+const transfers = "/api/v1/core-processor/monetary-internal-transfers";
+const transferBody = JSON.stringify({
+  from_account_number: "1000000001",
+  to_account_number: "1000000002",
+  amount: "1.00",
+  currency: "USD",
+  memo: "crash test",
+});
+const gets = [
+  "/api/v1/core-processor/customers?customer_id=P000001",
+  "/api/v1/core-processor/monetary-transactions?account_number=1000000002&limit=5",
+  "/_bass/health",
+];
+
+interface Answered {
+  status: number;
+  body: string;
+}
+
+/** Balances and the transfers posted with our keys, in cents, as the embedded mock core keeps them on disk. */
+function readLedger(dir: string) {
+  const data = JSON.parse(readFileSync(join(dir, ".bass/mockcore.json"), "utf8")) as {
+    accounts: { accountNumber: string; balances: { ledger: string } }[];
+    transfers: { idempotencyKey: string }[];
+  };
+  const cents = (account: string) =>
+    Math.round(Number(data.accounts.find((a) => a.accountNumber === account)?.balances.ledger) * 100);
+  return {
+    from: cents("1000000001"),
+    to: cents("1000000002"),
+    keys: data.transfers.map((transfer) => transfer.idempotencyKey).filter((key) => key.startsWith("crash-")),
+  };
+}
+
+function transfer(url: string, key: string): Promise<Response> {
+  return fetch(`${url}${transfers}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": key },
+    body: transferBody,
+    signal: AbortSignal.timeout(20_000),
+  });
+}
+
+describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
+  it("keeps every history record whole and remembers every key it answered", async () => {
+    const dir = createTempDir();
+    cpSync(samples, dir, { recursive: true, filter: (path) => !path.split(/[\\/]/).includes(".bass") });
+    const first = await spawnServe(dir);
+
+    // 60 transfers of 1.00, each with its own key, 10 at a time, with a GET after every 5th; SIGKILL once 20 are answered.
+    const answered = new Map<string, Answered>();
+    let next = 0;
+    let killed = false;
+    const worker = async () => {
+      while (next < 60 && !killed) {
+        const index = next++;
+        const key = `crash-${String(index).padStart(2, "0")}`;
+        try {
+          const response = await transfer(first.url, key);
+          // Whole answers that arrive after the kill was sent count too: the server gave them before it died.
+          answered.set(key, { status: response.status, body: await response.text() });
+          if (answered.size >= 20 && !killed) {
+            killed = true;
+            first.child.kill("SIGKILL");
+          }
+          if (index % 5 === 4) await fetch(`${first.url}${gets[index % gets.length]}`);
+        } catch {
+          // Cut off by the kill: this key was never answered.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, worker));
+    expect(await first.exited).toBe("SIGKILL");
+    expect(answered.size).toBeGreaterThanOrEqual(20);
+    for (const { status } of answered.values()) expect(status).toBe(201);
+
+    // Every record in the history folder is whole; anything else is a temp file a write left behind.
+    const history = join(dir, ".bass/history");
+    const names = readdirSync(history);
+    const records = names.filter((name) => name.endsWith(".json"));
+    expect(records.length).toBeGreaterThanOrEqual(20);
+    for (const name of names.filter((name) => !name.endsWith(".json")))
+      expect(name).toMatch(/\.json\.[\w-]+\.tmp$/);
+    for (const name of records) {
+      const record = JSON.parse(readFileSync(join(history, name), "utf8"));
+      expect(`${record.id}.json`).toBe(name);
+      expect(Array.isArray(record.items)).toBe(true);
+      expect(record.items.at(-1)).toMatchObject({ kind: "OUTPUT" });
+    }
+
+    // The core posted each answered key once, and its balances agree with what it posted.
+    const afterKill = readLedger(dir);
+    for (const key of answered.keys()) expect(afterKill.keys).toContain(key);
+    expect(new Set(afterKill.keys).size).toBe(afterKill.keys.length);
+    expect(afterKill.from).toBe(235_000 - 100 * afterKill.keys.length);
+    expect(afterKill.to).toBe(100_000 + 100 * afterKill.keys.length);
+
+    // After a restart, every answered key replays its answer and posts nothing again.
+    const second = await spawnServe(dir);
+    const recordsBefore = readdirSync(history).filter((name) => name.endsWith(".json")).length;
+    for (const [key, first] of answered) {
+      const response = await transfer(second.url, key);
+      expect(response.headers.get("idempotent-replayed"), key).toBe("true");
+      expect({ status: response.status, body: await response.text() }).toEqual(first);
+    }
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(readLedger(dir)).toEqual(afterKill);
+    // A replay runs nothing, so it leaves no run behind.
+    expect(readdirSync(history).filter((name) => name.endsWith(".json"))).toHaveLength(recordsBefore);
+  }, 120_000);
+});
