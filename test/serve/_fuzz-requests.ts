@@ -7,7 +7,7 @@ export const bodyLimit = 1_048_576;
 /**
  * The cell every fuzzed endpoint answers with: what the run saw. `plain` is false when any object the run
  * can reach from `input` has a prototype other than Object's, Array's or none (a body that swapped one);
- * `prototypeNames` counts Object.prototype's own names, which a polluting request would raise.
+ * `prototype_names` counts Object.prototype's own names, which a polluting request would raise.
  */
 const reportCell = `const plain = (value, depth) => {
   if (value === null || typeof value !== 'object') return true
@@ -51,7 +51,7 @@ endpoints:
 ${hook}`,
 };
 
-/** How the body travels: with its length, chunked, or cut short of a larger Content-Length (then the client goes away). */
+/** How the body travels: with its length, chunked, or short of a larger Content-Length, then the client aborts or half-closes. */
 export type Framing = "length" | "chunked" | "short-abort" | "short-end";
 
 export interface FuzzRequest {
