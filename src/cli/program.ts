@@ -2,10 +2,9 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { HistoryFilter } from "../engine/history.js";
 import type { RunStatus } from "../engine/record.js";
-import { type IssueFormat, issueFormats } from "./formats/format-issues.js";
+import { type IssueFormat, issueFormats, type TestReporter, testReporters } from "./choices.js";
 import type { MockcoreCommandOptions } from "./mockcore.js";
 import { createOutput, processWriters, type Writers } from "./output.js";
-import { type TestReporter, testReporters } from "./test-report.js";
 
 /** The version of the installed package. */
 export const version: string = JSON.parse(

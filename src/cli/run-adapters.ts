@@ -4,7 +4,6 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, checkCassette, createRecorder, createReplayAdapter } from "../adapters/cassette.js";
 import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
-import { startSystems } from "../adapters/systems.js";
 import type { ProjectConfig } from "../definition/types.js";
 import type { RunResult } from "../engine/run.js";
 import { BassError } from "../errors.js";
@@ -37,7 +36,11 @@ export async function createRunAdapters(options: RunAdaptersOptions): Promise<Ru
   } else if (options.replay) {
     const cassette = readData(options.replay, "cassette", options.cwd, checkCassette) as Cassette;
     base = fixed(createReplayAdapter(cassette, options.replay));
-  } else base = await startSystems(options.config, options.projectDir);
+  } else {
+    // Loaded only for a live run: undici and the mock core are most of a --mock run's start-up otherwise.
+    const { startSystems } = await import("../adapters/systems.js");
+    base = await startSystems(options.config, options.projectDir);
+  }
 
   const recorder = options.record ? createRecorder(base.resolve) : undefined;
   return {

@@ -1,9 +1,7 @@
 import { Chalk } from "chalk";
 import type { CaseResult } from "../testing/run-tests.js";
+import type { TestReporter } from "./choices.js";
 import { escapeXml } from "./formats/escape-xml.js";
-
-export const testReporters = ["text", "json", "junit"] as const;
-export type TestReporter = (typeof testReporters)[number];
 
 export interface FormatTestReportOptions {
   color: boolean;

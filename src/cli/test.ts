@@ -7,8 +7,9 @@ import { BassError } from "../errors.js";
 import { expectedOutput, outputOf } from "../testing/expectations.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
 import { writeFileAtomic } from "../write-atomic.js";
+import type { TestReporter } from "./choices.js";
 import type { Output } from "./output.js";
-import { formatTestReport, type TestReporter } from "./test-report.js";
+import { formatTestReport } from "./test-report.js";
 
 export interface TestCommandOptions {
   reporter: TestReporter;

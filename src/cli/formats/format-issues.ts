@@ -1,14 +1,12 @@
 import type { Issue } from "../../definition/issue.js";
+import type { IssueFormat } from "../choices.js";
 import { formatGithub } from "./format-github.js";
 import { formatJson } from "./format-json.js";
 import { formatJunit } from "./format-junit.js";
 import { formatSarif } from "./format-sarif.js";
 import { formatText } from "./format-text.js";
 
-/** Every value `bass validate --format` accepts, for the option's choices. */
-export const issueFormats = ["text", "json", "sarif", "junit", "github"] as const;
-
-export type IssueFormat = (typeof issueFormats)[number];
+export { type IssueFormat, issueFormats } from "../choices.js";
 
 export interface FormatIssuesOptions {
   /** File path -> its full text, for code frames (text format); a file missing from the map gets no frame. */
