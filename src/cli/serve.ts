@@ -67,7 +67,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     port,
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle,
-    log: (line) => output.stdout(`${line}\n`),
+    log: createLineBuffer(output.stdout),
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();
@@ -148,5 +148,20 @@ function watchProject(set: ServedSet, reload: () => void): { close(): void } {
       clearTimeout(timer);
       watcher.close();
     },
+  };
+}
+
+/** Log lines written together once per turn of the event loop: one write for a burst of requests. */
+function createLineBuffer(write: (text: string) => void): (line: string) => void {
+  let pending: string[] = [];
+  return (line) => {
+    if (pending.length === 0) {
+      setImmediate(() => {
+        const lines = pending;
+        pending = [];
+        write(`${lines.join("\n")}\n`);
+      });
+    }
+    pending.push(line);
   };
 }

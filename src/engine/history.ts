@@ -59,8 +59,9 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   let failure: BassError | undefined;
   let idle: Array<() => void> = [];
 
+  // Compact: serve writes one record per request, and bass history reads them (`--json` pretty-prints).
   const serialize = (record: RunRecord) =>
-    `${JSON.stringify(options.storePayloads ? record : applyRedaction(record), null, 2)}\n`;
+    `${JSON.stringify(options.storePayloads ? record : applyRedaction(record))}\n`;
 
   // Ids on disk, oldest first: listed once, then kept up to date as records are written and pruned.
   const storedIds = () => {
