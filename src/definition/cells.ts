@@ -17,6 +17,18 @@ export const loopVariables = [
   "midx",
 ] as const;
 
+/** The special functions of SPEC §4.3, in every cell's namespace. */
+export const specialFunctionNames = [
+  "end",
+  "map_value",
+  "historize",
+  "debug",
+  "console",
+  "keep",
+  "add_run_label",
+  "bytes",
+] as const;
+
 export type LoopVariable = (typeof loopVariables)[number];
 
 /** One code cell of a definition, where it sits and which loop variables it sees. */

@@ -1,5 +1,5 @@
 import type { CellRef } from "../definition/cells.js";
-import { loopVariables } from "../definition/cells.js";
+import { loopVariables, specialFunctionNames } from "../definition/cells.js";
 import { type PathSegment, parseFieldPath } from "../definition/field-path.js";
 import type { LoadedDefinition } from "../definition/load.js";
 import {
@@ -14,7 +14,6 @@ import {
 import { formatPath, type ValuePath } from "../definition/yaml-source.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell } from "./cell.js";
-import { specialFunctionNames } from "./namespace.js";
 import { createValueMapper } from "./value-mapping.js";
 
 /** A field path whose bracket expressions are compiled cells. */

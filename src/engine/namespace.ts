@@ -1,21 +1,9 @@
-import { loopVariables } from "../definition/cells.js";
+import { loopVariables, specialFunctionNames } from "../definition/cells.js";
 import type { Namespace } from "./cell.js";
 import { setOwn } from "./paths.js";
 import type { InputData, OutputData } from "./record.js";
 import { addItem, type RunState } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
-
-/** The special functions of SPEC §4.3, in every cell's namespace. */
-export const specialFunctionNames = [
-  "end",
-  "map_value",
-  "historize",
-  "debug",
-  "console",
-  "keep",
-  "add_run_label",
-  "bytes",
-] as const;
 
 interface EndOptions {
   state?: "success" | "failure";
