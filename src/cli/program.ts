@@ -197,14 +197,17 @@ export function createProgram(context: ProgramContext): Command {
       .description("list the project's runs, newest first")
       .option("--integration <name>", "only runs of this integration")
       .addOption(new Option("--status <status>", "only runs with this status").choices(runStatuses))
+      .addOption(
+        new Option("--trigger <trigger>", "only runs started by this").choices(["cli", "http", "test"]),
+      )
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
       .option("--json", "print the records as a JSON array", false),
   ).action(async (options: GlobalOptions & HistoryFilter & { json: boolean }) => {
     const { runHistoryList } = await import("./history.js");
-    const { integration, status, label, limit, json, project } = options;
+    const { integration, status, trigger, label, limit, json, project } = options;
     context.exitCode = await runHistoryList(
-      { integration, status, label, limit },
+      { integration, status, trigger, label, limit },
       { json, project, cwd: context.cwd, env: context.env },
       outputFor(options),
     );

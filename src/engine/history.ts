@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
 import { writeFileAtomic } from "../write-atomic.js";
-import type { Item, RunRecord, RunStatus } from "./record.js";
+import type { Item, RunRecord, RunStatus, RunTrigger } from "./record.js";
 import { isRunId } from "./run-id.js";
 
 export interface HistoryStoreOptions {
@@ -15,6 +15,7 @@ export interface HistoryStoreOptions {
 export interface HistoryFilter {
   integration?: string;
   status?: RunStatus;
+  trigger?: RunTrigger;
   label?: string;
   limit?: number;
 }
@@ -181,6 +182,7 @@ function matches(record: RunRecord, filter: HistoryFilter): boolean {
   return (
     (filter.integration === undefined || record.integration === filter.integration) &&
     (filter.status === undefined || record.status === filter.status) &&
+    (filter.trigger === undefined || record.trigger === filter.trigger) &&
     (filter.label === undefined || record.labels.includes(filter.label))
   );
 }

@@ -30,7 +30,7 @@ async function projectWithRuns(projectFile = defaultProjectFile) {
   const dir = createTempDir({ "bass.config.yaml": projectFile });
   const records = [
     runRecord({ labels: ["vip"] }),
-    runRecord({ integration: "payments.create", status: "failure" }),
+    runRecord({ integration: "payments.create", status: "failure", trigger: "test" }),
     runRecord({ status: "running", ended_at: null, duration_ms: null, async: true }),
   ];
   const store = createHistoryStore(resolveHistoryOptions(dir, { dir: /dir: (\S+)/.exec(projectFile)?.[1] }));
@@ -56,6 +56,8 @@ describe("bass history", () => {
     [["--integration", "payments.create"], [1]],
     [["--status", "running"], [0]],
     [["--label", "vip"], [2]],
+    [["--trigger", "test"], [1]],
+    [["--trigger", "cli", "--status", "running"], [0]],
     [
       ["--limit", "2"],
       [0, 1],
