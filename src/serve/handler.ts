@@ -31,6 +31,8 @@ export interface HandledResponse extends ServeResponse {
   runId?: string | undefined;
   /** The request path as the log may show it: masked like the run's record. */
   logPath: string;
+  /** The answer as the idempotency layer may keep it on disk: masked like the run's record. */
+  stored?: ServeResponse | undefined;
 }
 
 export interface ServeContext {
@@ -46,6 +48,7 @@ const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 
 /** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
 export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
+  const answers = createAnswerCache();
   return async (request) => {
     const url = parseRequestTarget(request.url);
     if (!url) {
@@ -55,7 +58,7 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
       };
     }
     try {
-      return await handle(context, request, url);
+      return await handle(context, request, url, answers);
     } catch {
       // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
       return {
@@ -68,7 +71,12 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
   };
 }
 
-async function handle(context: ServeContext, request: ServeRequest, url: URL): Promise<HandledResponse> {
+async function handle(
+  context: ServeContext,
+  request: ServeRequest,
+  url: URL,
+  answers: AnswerCache,
+): Promise<HandledResponse> {
   const logPath = url.pathname;
   const answer = (
     status: number,
@@ -112,8 +120,15 @@ async function handle(context: ServeContext, request: ServeRequest, url: URL): P
       ? undefined
       : await context.idempotency.begin(key, requestFingerprint(request.method, url.pathname, request.body));
   // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
-  if (decision?.kind === "replay")
-    return { ...fromStored(decision.response), logPath: decision.response.logPath ?? logPath };
+  if (decision?.kind === "replay" && key !== undefined) {
+    // The answer itself while this process remembers it; after a restart, the one on disk, masked.
+    const replayed = answers.get(key) ?? fromStored(decision.response);
+    return {
+      ...replayed,
+      headers: { ...replayed.headers, "idempotent-replayed": "true" },
+      logPath: decision.response.logPath ?? logPath,
+    };
+  }
   if (decision?.kind === "in-progress")
     return answer(409, "a request with this Idempotency-Key is still running");
   if (decision?.kind === "mismatch") return answer(422, "this Idempotency-Key was used with another request");
@@ -142,7 +157,10 @@ async function handle(context: ServeContext, request: ServeRequest, url: URL): P
       release,
     );
     const handled = { ...response, logPath: response.logPath || logPath };
-    if (decision?.kind === "run") await decision.complete(toStored(handled));
+    if (decision?.kind === "run" && key !== undefined) {
+      await decision.complete(toStored(handled.stored ?? handled, handled.logPath));
+      answers.set(key, handled);
+    }
     return handled;
   } catch (error) {
     if (decision?.kind === "run") decision.abandon();
@@ -177,7 +195,13 @@ async function runEndpoint(
     return { ...fromOutput(run.accepted), runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
   }
   const result = await finished;
-  return { ...fromOutput(result.output), runId: result.runId, logPath: result.mask(input.fullpath ?? "") };
+  return {
+    ...fromOutput(result.output),
+    // What the idempotency layer keeps on disk is masked like the record; a replay answers with that.
+    stored: fromOutput(result.mask(result.output)),
+    runId: result.runId,
+    logPath: result.mask(input.fullpath ?? ""),
+  };
 }
 
 /** The run's output as SPEC §4.10 says it is sent: byte strings as they are, anything else as JSON. */
@@ -189,10 +213,10 @@ function fromOutput(output: OutputData): ServeResponse {
   return { status: output.status, headers, body: JSON.stringify(output.payload ?? null) };
 }
 
-function toStored(response: HandledResponse): StoredResponse {
+function toStored(response: ServeResponse, loggedPath: string): StoredResponse {
   const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body);
   // The path only: a repeat has the same path but may have another query, which its own run never masked.
-  const logPath = response.logPath.split("?", 1)[0] ?? "";
+  const logPath = loggedPath.split("?", 1)[0] ?? "";
   return { status: response.status, headers: response.headers, body: body.toString("base64"), logPath };
 }
 
@@ -225,4 +249,22 @@ function plainHeaders(headers: ServeRequest["headers"]): Record<string, string> 
 
 function authChallenge(set: ServedSet): string {
   return set.settings.auth.type === "basic" ? 'Basic realm="bass"' : 'Bearer realm="bass"';
+}
+
+interface AnswerCache {
+  get(key: string): ServeResponse | undefined;
+  set(key: string, response: ServeResponse): void;
+}
+
+/** The unmasked answers of the latest idempotent requests, in memory only: a file never holds them. */
+function createAnswerCache(limit = 1000): AnswerCache {
+  const answers = new Map<string, ServeResponse>();
+  return {
+    get: (key) => answers.get(key),
+    set(key, response) {
+      answers.delete(key);
+      answers.set(key, { status: response.status, headers: response.headers, body: response.body });
+      if (answers.size > limit) answers.delete(answers.keys().next().value as string);
+    },
+  };
 }

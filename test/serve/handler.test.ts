@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
 import type { RunRecord } from "../../src/engine/record.js";
@@ -395,6 +397,29 @@ describe("Idempotency-Key", () => {
     expect(replay.status).toBe(201);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
     expect(replay.bytes.equals(first.bytes)).toBe(true);
+    expect(core.calls).toBe(1);
+  });
+
+  it("writes no masked value to disk: a replay in the same process is the answer itself, after a restart the masked one", async () => {
+    const { send, core, dir, idempotency } = createServe();
+    const headers = { "idempotency-key": "masked" };
+    const body = { account: secretAccount, amount: "1.00" };
+    const first = await send("POST", "/transfers", { body, headers });
+    expect(first.status).toBe(201);
+    await idempotency.flush();
+    const files = readdirSync(join(dir, ".bass", "idempotency"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const stored = readFileSync(join(dir, ".bass", "idempotency", file), "utf8");
+      const decoded = Buffer.from(JSON.parse(stored).response.body, "base64").toString("utf8");
+      expect(stored + decoded).not.toContain(secretAccount);
+    }
+    const again = await send("POST", "/transfers", { body, headers });
+    expect(again.text).toBe(first.text);
+    const restarted = createContext(dir, core);
+    const replay = await restarted.send("POST", "/transfers", { body, headers });
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.text).not.toContain(secretAccount);
     expect(core.calls).toBe(1);
   });
 });
