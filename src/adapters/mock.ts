@@ -17,10 +17,11 @@ export function createMockAdapter(answers: MockAnswers, source: string): Adapter
     async execute(_request, { formulaVariable, sridx }): Promise<AdapterResponse> {
       const entry = Object.hasOwn(answers, formulaVariable) ? answers[formulaVariable] : undefined;
       const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
-      if (!answer) {
-        const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
-        throw new Error(`${source} has no answer for service request "${which}"`);
-      }
+      const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
+      if (!answer) throw new Error(`${source} has no answer for service request "${which}"`);
+      // A list's entries are checked when they are used: those at skipped indexes are ignored (SPEC §6).
+      const problem = answerProblem(answer, which);
+      if (problem) throw new Error(`${source}: ${problem}`);
       return {
         success: answer.success,
         status: answer.status,
@@ -37,25 +38,21 @@ export function checkMockAnswers(value: unknown): string | undefined {
     return "a mock file is a map from formula variable to { success, status?, payload, messages? }";
   }
   for (const [name, entry] of Object.entries(value)) {
-    for (const [index, answer] of (Array.isArray(entry) ? entry : [entry]).entries()) {
-      if (Array.isArray(entry) && answer === null) continue;
-      const where = Array.isArray(entry) ? `${name}[${index}]` : name;
-      if (
-        answer === null ||
-        typeof answer !== "object" ||
-        typeof (answer as MockAnswer).success !== "boolean"
-      ) {
-        return `${where} needs success: true or false`;
-      }
-      const { status, messages } = answer as MockAnswer;
-      if (status !== undefined && !Number.isInteger(status)) return `${where}.status must be a whole number`;
-      if (
-        messages !== undefined &&
-        !(Array.isArray(messages) && messages.every((m) => typeof m === "string"))
-      ) {
-        return `${where}.messages must be a list of strings`;
-      }
-    }
+    if (Array.isArray(entry)) continue;
+    const problem = answerProblem(entry, name);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function answerProblem(answer: unknown, where: string): string | undefined {
+  if (answer === null || typeof answer !== "object" || typeof (answer as MockAnswer).success !== "boolean") {
+    return `${where} needs success: true or false`;
+  }
+  const { status, messages } = answer as MockAnswer;
+  if (status !== undefined && !Number.isInteger(status)) return `${where}.status must be a whole number`;
+  if (messages !== undefined && !(Array.isArray(messages) && messages.every((m) => typeof m === "string"))) {
+    return `${where}.messages must be a list of strings`;
   }
   return undefined;
 }

@@ -85,7 +85,8 @@ function readData(
   try {
     value = parseYaml(text);
   } catch (error) {
-    throw new BassError("INPUT_INVALID", `${file}: ${(error as Error).message}`);
+    // The first line only: the parser's code frame would print the file's own text, secrets included.
+    throw new BassError("INPUT_INVALID", `${file}: ${(error as Error).message.split("\n")[0]}`);
   }
   const problem = check(value);
   if (problem) throw new BassError("INPUT_INVALID", `${file}: ${problem}`);

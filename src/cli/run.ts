@@ -90,7 +90,6 @@ async function runWith(
   const result = await run.completion;
   history.write(result.record);
   await adapters.save(result, integration.name);
-  await history.flush();
 
   // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
   const recorded = result.record.items.findLast((item) => item.kind === "OUTPUT");
@@ -106,6 +105,8 @@ async function runWith(
       : "";
     output.stdout(renderRecord(result.record, output.paint) + answer);
   }
+  // The run is shown first: its systems were called, whether or not its record could be kept.
+  await history.flush();
   return result.status === "success" ? 0 : 1;
 }
 

@@ -3,7 +3,7 @@ import { castValue } from "./cast.js";
 import type { CompiledMapping, CompiledPath, CompiledServiceRequest } from "./compile.js";
 import { type ResolvedSegment, writePath } from "./paths.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
-import { toIterable } from "./validation.js";
+import { toItems } from "./validation.js";
 
 /** Builds a service call's request payload from its field mappings, in order (SPEC §4.5). */
 export function applyFieldMappings(
@@ -16,7 +16,7 @@ export function applyFieldMappings(
       applyMapping(state, mapping, payload);
       continue;
     }
-    const items = [...toIterable(callCell(state, mapping.includeForEach), mapping.label)];
+    const items = toItems(callCell(state, mapping.includeForEach), mapping.label);
     for (const [fidx, fitem] of items.entries()) {
       withBindings(state, { fitem, fidx }, () => applyMapping(state, mapping, payload));
     }

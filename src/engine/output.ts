@@ -29,11 +29,33 @@ function outputProblem(output: unknown): string | undefined {
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
     return "output.status must be an HTTP status code (100 to 599)";
   if (!isPlainObject(headers)) return "output.headers must be an object";
+  for (const [name, value] of Object.entries(headers)) {
+    if (!headerName.test(name))
+      return `output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`;
+    if (typeof value !== "string" && typeof value !== "number")
+      return `output.headers.${name} must be a string`;
+    if (!headerValue.test(String(value)))
+      return `output.headers.${name} holds characters HTTP does not allow (line breaks, or beyond Latin-1)`;
+  }
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
   if (hasContentType && !(payload instanceof Uint8Array))
     return "output.payload must be a byte string when Content-Type is set";
+  if (!(payload instanceof Uint8Array)) {
+    // It is sent as JSON: a getter that throws, a cycle, a bigint or a function cannot be.
+    try {
+      JSON.stringify(payload ?? null);
+    } catch (error) {
+      return `output.payload cannot be sent as JSON: ${(error as Error).message}`;
+    }
+    if (typeof payload === "function" || typeof payload === "symbol")
+      return "output.payload cannot be sent as JSON";
+  }
   return undefined;
 }
+
+// RFC 9110: a header name is a token; a value holds no line breaks and no NUL, and Node sends it as Latin-1.
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** The output as history records it: byte strings as `{ bytes, preview }`. */
 export function recordedOutput(output: OutputData): OutputData {

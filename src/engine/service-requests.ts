@@ -15,7 +15,7 @@ import {
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
-import { runRules, toIterable } from "./validation.js";
+import { runRules, toItems } from "./validation.js";
 
 /** One service call's part of the formula variable (SPEC §4.6). */
 interface CallSlot {
@@ -38,7 +38,7 @@ export async function runServiceRequests(state: RunState, adapters: AdapterResol
       if (failed && request.abortOnFailure) return enterFailure(state, failed.kind, failed.details);
       continue;
     }
-    const items = [...toIterable(callCell(state, request.callForEach), `${fv}.call_for_each`)];
+    const items = toItems(callCell(state, request.callForEach), `${fv}.call_for_each`);
     const slots: (CallSlot | null)[] = [];
     state.namespace[fv] = slots;
     for (const [sridx, sritem] of items.entries()) {

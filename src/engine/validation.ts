@@ -20,9 +20,7 @@ export function runRules(
   const outcome: RulesOutcome = { aborted: false, messages: [] };
   withBindings(state, bindings, () => {
     for (const rule of rules) {
-      const items = rule.applyToEach
-        ? [...toIterable(callCell(state, rule.applyToEach), rule.label)]
-        : [undefined];
+      const items = rule.applyToEach ? toItems(callCell(state, rule.applyToEach), rule.label) : [undefined];
       items.forEach((item, index) => {
         const vridx = rule.applyToEach ? index : null;
         withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () => {
@@ -44,10 +42,18 @@ export function runRules(
   return outcome;
 }
 
-/** The value of an `apply_to_each` / `call_for_each` / `include_for_each` cell, which must be iterable. */
-export function toIterable(value: unknown, what: string): Iterable<unknown> {
+/** Loops of one cell's making stop here: a generator that never ends must not take the process's memory. */
+const maxItems = 100_000;
+
+/** The items of an `apply_to_each` / `call_for_each` / `include_for_each` cell's value, which must be iterable. */
+export function toItems(value: unknown, what: string): unknown[] {
   if (value === null || value === undefined) return [];
-  if (typeof value === "string" || (typeof value === "object" && Symbol.iterator in value))
-    return value as Iterable<unknown>;
-  throw new TypeError(`${what}: expected a list to iterate, got ${typeof value}`);
+  if (typeof value !== "string" && !(typeof value === "object" && Symbol.iterator in value)) {
+    throw new TypeError(`${what}: expected a list to iterate, got ${typeof value}`);
+  }
+  const items: unknown[] = [];
+  for (const item of value as Iterable<unknown>) {
+    if (items.push(item) > maxItems) throw new RangeError(`${what}: more than ${maxItems} items to iterate`);
+  }
+  return items;
 }

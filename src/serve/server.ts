@@ -98,11 +98,20 @@ async function serve(
   const payload = typeof handled.body === "string" ? Buffer.from(handled.body) : handled.body;
   // A request whose body was cut off is not read to its end: its connection closes after the answer.
   const connection = body === undefined ? { connection: "close" } : {};
-  response.writeHead(handled.status, {
-    ...handled.headers,
-    ...connection,
-    "content-length": String(payload.byteLength),
-  });
+  try {
+    response.writeHead(handled.status, {
+      ...handled.headers,
+      ...connection,
+      "content-length": String(payload.byteLength),
+    });
+  } catch {
+    // Headers Node refuses to send (the engine checks a run's own): an answer still goes out, and its log line.
+    const problem = problemResponse(createProblem(500, "the answer had headers HTTP does not allow"));
+    const text = Buffer.from(problem.body as string);
+    response.writeHead(500, { ...problem.headers, "content-length": String(text.byteLength) });
+    response.end(text);
+    return { ...handled, ...problem };
+  }
   response.end(payload);
   return handled;
 }
