@@ -6,7 +6,7 @@ import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/c
 import { createMockAdapter } from "../adapters/mock.js";
 import { type LiveSystems, startSystems } from "../adapters/systems.js";
 import { lintProject } from "../definition/lint/lint.js";
-import { type Env, type LoadedProject, loadFile, loadProject } from "../definition/load.js";
+import { type Env, type LoadedProject, loadProject } from "../definition/load.js";
 import { assertUsable } from "../definition/usable.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
