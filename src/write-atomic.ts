@@ -1,4 +1,4 @@
-import { close, fsync, open, rename, unlink, writeFile } from "node:fs";
+import { close, fsync, open, rename, renameSync, rmSync, unlink, writeFile, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 
 // The callback API: serve writes a record per request, and FileHandle objects cost more than the writes.
