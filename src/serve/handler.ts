@@ -31,8 +31,8 @@ export interface HandledResponse extends ServeResponse {
   runId?: string | undefined;
   /** The request path as the log may show it: masked like the run's record. */
   logPath: string;
-  /** The answer as the idempotency layer may keep it on disk: masked like the run's record. */
-  stored?: ServeResponse | undefined;
+  /** The answer as the idempotency layer may keep it on disk, masked like the run's record (made only for a key). */
+  stored?: (() => ServeResponse) | undefined;
 }
 
 export interface ServeContext {
@@ -158,7 +158,7 @@ async function handle(
     );
     const handled = { ...response, logPath: response.logPath || logPath };
     if (decision?.kind === "run" && key !== undefined) {
-      await decision.complete(toStored(handled.stored ?? handled, handled.logPath));
+      await decision.complete(toStored(handled.stored?.() ?? handled, handled.logPath));
       answers.set(key, handled);
     }
     return handled;
@@ -198,7 +198,7 @@ async function runEndpoint(
   return {
     ...fromOutput(result.output),
     // What the idempotency layer keeps on disk is masked like the record; a replay answers with that.
-    stored: fromOutput(result.mask(result.output)),
+    stored: () => fromOutput(result.mask(result.output)),
     runId: result.runId,
     logPath: result.mask(input.fullpath ?? ""),
   };
