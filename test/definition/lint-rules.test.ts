@@ -164,6 +164,18 @@ const cases: RuleCase[] = [
     options: { more: { "integrations/0.yaml": "name: b\nendpoints:\n  - { method: GET, path: /x }\n" } },
   },
   {
+    rule: "endpoint-path",
+    trips: "name: a\nendpoints:\n  - { method: GET, path: /_bass/health }\n",
+    at: [3, 20],
+    passes: "name: a\nendpoints:\n  - { method: GET, path: /bass/health }\n",
+  },
+  {
+    rule: "endpoint-path",
+    trips: "name: a\nendpoints:\n  - { method: GET, path: '/a/{x}/{x}' }\n",
+    at: [3, 20],
+    passes: "name: a\nendpoints:\n  - { method: GET, path: '/a/{x}/{y}' }\n",
+  },
+  {
     rule: "duplicate-value-mapping-set",
     trips: "name: a\nvalue_mapping_sets:\n  - { name: s, mappings: [] }\n  - { name: s, mappings: [] }\n",
     at: [4, 7],

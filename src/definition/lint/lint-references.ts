@@ -44,6 +44,26 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     ),
     (key, at) => report("duplicate-endpoint", `endpoint ${JSON.stringify(key)} is listed twice`, at),
   );
+  for (const [endpoint, index] of objectItems(definition.endpoints)) {
+    if (typeof endpoint.path !== "string") continue;
+    const at = ["endpoints", index, "path"];
+    if (endpoint.path === "/_bass" || endpoint.path.startsWith("/_bass/")) {
+      report(
+        "endpoint-path",
+        `${JSON.stringify(endpoint.path)} is under /_bass, which serve keeps for its admin routes`,
+        at,
+      );
+    }
+    const params = [...endpoint.path.matchAll(/\{([^}]*)\}/g)].map((match) => match[1] ?? "");
+    const repeated = params.find((name, position) => params.indexOf(name) !== position);
+    if (repeated !== undefined) {
+      report(
+        "endpoint-path",
+        `{${repeated}} stands twice in ${JSON.stringify(endpoint.path)}; input.path would keep only one`,
+        at,
+      );
+    }
+  }
 
   const checkServiceRequest = (
     kind: "masks" | "validation_rules",
