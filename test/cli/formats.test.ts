@@ -138,6 +138,21 @@ describe("text", () => {
     expect(output).not.toContain("abc123secret");
   });
 
+  it("hides a sensitive finding's line from the frames of its neighbours too", () => {
+    const [secret] = issues;
+    const neighbour = {
+      ...(secret as Issue),
+      line: 2,
+      column: 1,
+      rule: "schema-type" as const,
+      message: "bad",
+    };
+    const output = formatText([neighbour, { ...(secret as Issue), sensitive: true }], options);
+    expect(output).toContain("> 2 | headers:");
+    expect(output).toContain("3 | (hidden: it holds a secret)");
+    expect(output).not.toContain("abc123secret");
+  });
+
   it("prints no frame for a file missing from sources", () => {
     const output = formatText([issue({ file: "missing.yaml" })], options);
     expect(output).not.toContain("|");

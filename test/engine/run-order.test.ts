@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MockAnswers } from "../../src/adapters/mock.js";
+import { serviceRequestHooks } from "../../src/definition/types.js";
 import type { Item } from "../../src/engine/record.js";
 import { type RunDefinitionOptions, runDefinition } from "../_helpers.js";
 
@@ -25,17 +26,6 @@ function hook(name: string, indent: string, withStatus: boolean): string {
     .map((line) => indent + line)
     .join("\n");
 }
-
-const serviceRequestHooks = [
-  "before_prepare_request_hook",
-  "after_prepare_request_success_hook",
-  "after_prepare_request_failure_hook",
-  "before_execute_request_hook",
-  "after_execute_request_success_hook",
-  "after_execute_request_failure_hook",
-  "after_overall_success_hook",
-  "after_overall_failure_hook",
-];
 
 /** Every hook and step of SPEC §4.4 and §4.6 logs when it runs. */
 const orderDefinition = `name: order

@@ -1,22 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { MockAnswers } from "../../src/adapters/mock.js";
+import { serviceRequestHooks } from "../../src/definition/types.js";
 import type { Item } from "../../src/engine/record.js";
 import { runDefinition } from "../_helpers.js";
 
 type Result = Awaited<ReturnType<typeof runDefinition>>;
 type RequestItem = Extract<Item, { kind: "REQUEST" }>;
 
-const hooks = [
-  "before_prepare_request_hook",
-  "after_prepare_request_success_hook",
-  "after_prepare_request_failure_hook",
-  "before_execute_request_hook",
-  "after_execute_request_success_hook",
-  "after_execute_request_failure_hook",
-  "after_overall_success_hook",
-  "after_overall_failure_hook",
-] as const;
+const hooks = serviceRequestHooks;
 
 /** The mappings every service request on the http system `core` needs. */
 const httpMappings = [

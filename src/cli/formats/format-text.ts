@@ -19,7 +19,7 @@ export function formatText(issues: readonly Issue[], options: FormatTextOptions)
     out.push(paint.underline(file));
     const positionWidth = Math.max(...found.map((issue) => position(issue).length));
     const severityWidth = Math.max(...found.map((issue) => issue.severity.length));
-    const source = options.sources.get(file);
+    const source = hideSensitiveLines(options.sources.get(file), found);
     for (const issue of found) {
       const tint = issue.severity === "error" ? paint.red : paint.yellow;
       const where = paint.dim(position(issue).padEnd(positionWidth));
@@ -36,6 +36,19 @@ export function formatText(issues: readonly Issue[], options: FormatTextOptions)
   }
   out.push(summarize(paint, { errors, warnings, filesWithProblems, files: files.size }));
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The file's text with every line that a sensitive finding is about blanked out: that line holds the
+ * secret, so no frame (its own, or a neighbour's context) may print it.
+ */
+function hideSensitiveLines(source: string | undefined, found: readonly Issue[]): string | undefined {
+  const lines = new Set(found.filter((issue) => issue.sensitive).map((issue) => issue.line));
+  if (source === undefined || lines.size === 0) return source;
+  return source
+    .split("\n")
+    .map((text, index) => (lines.has(index + 1) ? "(hidden: it holds a secret)" : text))
+    .join("\n");
 }
 
 function position(issue: Issue): string {
