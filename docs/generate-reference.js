@@ -158,7 +158,10 @@ export const supplements = {
     "/properties/mockcore": { meaning: 'The embedded mock core of `base_url: "mockcore:"`.' },
     "/properties/mockcore/properties/data": { default: "none: in memory, from the demo data" },
     "/properties/history": { meaning: "The run history (SPEC §5)." },
-    "/properties/history/properties/dir": { meaning: "Folder of the run records, one JSON file per run." },
+    "/properties/history/properties/dir": {
+      meaning:
+        "Folder of the run records: JSON lines in segment files of up to `max_runs / 10` (at most 100) runs each; see the README.",
+    },
     "/properties/history/properties/store_payloads": { default: "`true`" },
     "/properties/serve": { meaning: "Settings of `bass serve` (SPEC §7)." },
     "/properties/serve/properties/host": {

@@ -1,13 +1,4 @@
-import { close, fsync, open, rename, unlink, writeFile } from "node:fs";
-import { promisify } from "node:util";
-
-// The callback API: serve writes a record per request, and FileHandle objects cost more than the writes.
-const openFile = promisify(open);
-const writeText = promisify(writeFile) as (fd: number, text: string) => Promise<void>;
-const syncFile = promisify(fsync);
-const closeFile = promisify(close);
-const renameFile = promisify(rename);
-const unlinkFile = promisify(unlink);
+import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeText } from "./fs-calls.js";
 
 let nextTemp = 0;
 

@@ -1,10 +1,18 @@
-import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
-import { writeFileAtomic } from "../write-atomic.js";
+import { closeFile, openFile, removeFile, renameFile, writeText } from "../fs-calls.js";
+import {
+  countLines,
+  type HistoryFile,
+  listHistoryFiles,
+  openedAt,
+  readHistoryFile,
+  segmentName,
+} from "./history-files.js";
 import type { Item, RunRecord, RunStatus, RunTrigger } from "./record.js";
-import { isRunId } from "./run-id.js";
+import { createRunId, isRunId } from "./run-id.js";
 
 export interface HistoryStoreOptions {
   dir: string;
@@ -31,12 +39,14 @@ export interface HistoryStore {
 }
 
 const redacted = "*REDACTED*";
-/** Writes at the same time: enough to keep up with serve's concurrent runs, few enough for any file limit. */
-const parallelWrites = 8;
-/** A temp file older than this is a leftover of a crash, not another process's write in progress. */
-const staleTempMs = 60_000;
-const tempSuffix = ".tmp";
-const recordSuffix = ".json";
+/** Records per segment at most: pruning drops whole segments, so this many more than `max_runs` may be kept. */
+const maxSegmentLines = 100;
+/** A writer opens a new segment once its current one is this old, so a segment older than `abandonedMs` is done with. */
+const segmentMaxAgeMs = 60_000;
+/** An unsealed segment this old is no longer written to (its writer ended or crashed) and may be pruned. */
+const abandonedMs = 10 * 60_000;
+/** Files read at the same time by a listing. */
+const parallelReads = 16;
 
 /** The store options a project file asks for, with the defaults of SPEC §3; `dir` is relative to the project's folder. */
 export function resolveHistoryOptions(projectDir: string, config: HistoryConfig = {}): HistoryStoreOptions {
@@ -47,73 +57,152 @@ export function resolveHistoryOptions(projectDir: string, config: HistoryConfig 
   };
 }
 
-/** A store of run records, one JSON file per run in `dir`, each written atomically. */
+interface OpenSegment {
+  id: string;
+  fd: number;
+  lines: number;
+  openedAt: number;
+}
+
+/**
+ * A store of run records in `dir`, kept as JSON lines in segment files (see history-files.ts). Records
+ * wait in a queue and are appended a batch at a time, one write per batch (group commit): serve's many
+ * runs cost one system call per event-loop turn instead of a file each. A line is whole or absent after
+ * `kill -9` for every reader, since readers skip a line that is not whole.
+ */
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const { dir, maxRuns } = options;
-  // The newest version of each record that is not on disk yet: queued (in `queue`) or being written.
+  const segmentLines = Math.min(maxSegmentLines, Math.max(1, Math.ceil(maxRuns / 10)));
+  // The newest version of each record that is not on disk yet: queued or being written.
   const unwritten = new Map<string, RunRecord>();
   // One entry per id, so a queued older version is replaced by the newer one in its place.
   const queue = new Map<string, RunRecord>();
-  const writing = new Set<string>();
+  // Every file operation runs on this chain, one at a time, in order.
+  let chain: Promise<void> = Promise.resolve();
   let scheduled = false;
-  let stored: Promise<string[]> | undefined;
+  let segment: OpenSegment | undefined;
+  // The files on disk with their line counts, oldest first: listed once, then kept up to date.
+  let files: Map<string, { file: HistoryFile; lines: number }> | undefined;
   let failure: BassError | undefined;
-  let idle: Array<() => void> = [];
 
-  // Compact: serve writes one record per request, and bass history reads them (`--json` pretty-prints).
   const serialize = (record: RunRecord) =>
     `${JSON.stringify(options.storePayloads ? record : applyRedaction(record))}\n`;
 
-  // Ids on disk, oldest first: listed once, then kept up to date as records are written and pruned.
-  const storedIds = () => {
-    // A folder that could not be prepared is tried again by the next write.
-    stored ??= prepareDir(dir).catch((error: unknown) => {
-      stored = undefined;
-      throw error;
-    });
-    return stored;
+  const enqueue = (task: () => Promise<void>) => {
+    chain = chain.then(task);
+    return chain;
   };
 
-  const pump = () => {
-    scheduled = false;
-    for (const [id, record] of queue) {
-      if (writing.size >= parallelWrites) break;
-      if (writing.has(id)) continue;
-      queue.delete(id);
-      writing.add(id);
-      void store(record).finally(() => {
-        writing.delete(id);
-        if (!queue.has(id) && unwritten.get(id) === record) unwritten.delete(id);
-        pump();
-      });
-    }
-    if (writing.size === 0 && queue.size === 0) {
-      for (const resolve of idle) resolve();
-      idle = [];
-    }
+  const fail = (error: unknown, what: string) => {
+    failure ??= new BassError(
+      "HISTORY_UNWRITABLE",
+      `${what} in the history folder ${dir}: ${(error as Error).message}`,
+    );
   };
 
-  const store = async (record: RunRecord) => {
+  const knownFiles = async () => {
+    if (files) return files;
+    await mkdir(dir, { recursive: true });
+    const found = new Map<string, { file: HistoryFile; lines: number }>();
+    for (const file of await listHistoryFiles(dir)) {
+      found.set(file.name, { file, lines: await countLines(dir, file) });
+    }
+    files = found;
+    return found;
+  };
+
+  const openSegment = async (): Promise<OpenSegment> => {
+    const now = Date.now();
+    if (segment && (segment.lines >= segmentLines || now - segment.openedAt > segmentMaxAgeMs)) await seal();
+    if (segment) return segment;
+    const known = await knownFiles();
+    const id = createRunId(now);
+    const name = segmentName(id);
+    const fd = await openFile(join(dir, name), "ax");
+    segment = { id, fd, lines: 0, openedAt: now };
+    known.set(name, { file: { name, id, lines: undefined }, lines: 0 });
+    return segment;
+  };
+
+  /** Closes the open segment and names its line count, so pruning knows it without reading it. */
+  const seal = async () => {
+    const current = segment;
+    if (!current) return;
+    segment = undefined;
+    const open = segmentName(current.id);
+    const sealed = segmentName(current.id, current.lines);
+    files?.delete(open);
     try {
-      const ids = await storedIds();
-      // Not synced one by one: a record is still whole or absent after kill -9, and serve writes one per request.
-      await writeFileAtomic(join(dir, `${record.id}${recordSuffix}`), serialize(record), { durable: false });
-      insertSorted(ids, record.id);
-      const pruned = ids.splice(0, Math.max(0, ids.length - maxRuns));
-      await Promise.all(pruned.map((id) => removeFile(join(dir, `${id}${recordSuffix}`))));
+      await closeFile(current.fd);
+      if (current.lines === 0) {
+        await removeFile(join(dir, open));
+        return;
+      }
+      await renameFile(join(dir, open), join(dir, sealed));
+      files?.set(sealed, {
+        file: { name: sealed, id: current.id, lines: current.lines },
+        lines: current.lines,
+      });
     } catch (error) {
-      failure ??= new BassError(
-        "HISTORY_UNWRITABLE",
-        `cannot keep run ${record.id} in the history folder ${dir}: ${(error as Error).message}`,
-      );
+      fail(error, `cannot close the segment ${open}`);
     }
+  };
+
+  /** Drops the oldest files while the rest still hold `maxRuns` records; never a segment someone may still write. */
+  const prune = async (known: Map<string, { file: HistoryFile; lines: number }>) => {
+    let total = 0;
+    for (const { lines } of known.values()) total += lines;
+    const now = Date.now();
+    for (const [name, { file, lines }] of known) {
+      if (total - lines < maxRuns) break;
+      const open = file.lines === undefined;
+      if (file.id === segment?.id || (open && now - openedAt(file) < abandonedMs)) break;
+      known.delete(name);
+      total -= lines;
+      await removeFile(join(dir, name));
+    }
+  };
+
+  const drain = async () => {
+    while (queue.size > 0) {
+      const batch: RunRecord[] = [];
+      let text = "";
+      try {
+        const current = await openSegment();
+        for (const [id, record] of queue) {
+          if (current.lines + batch.length >= segmentLines) break;
+          queue.delete(id);
+          batch.push(record);
+          text += serialize(record);
+        }
+        await writeText(current.fd, text);
+        current.lines += batch.length;
+        const entry = files?.get(segmentName(current.id));
+        if (entry) entry.lines = current.lines;
+      } catch (error) {
+        // The batch is lost, and flush reports it; so is the whole queue when no segment could be opened.
+        if (batch.length === 0) {
+          batch.push(...queue.values());
+          queue.clear();
+        }
+        fail(error, `cannot keep ${batch.length === 1 ? `run ${batch[0]?.id}` : `${batch.length} runs`}`);
+        if (segment) await seal();
+      } finally {
+        for (const record of batch) if (unwritten.get(record.id) === record) unwritten.delete(record.id);
+      }
+    }
+    if (files) await prune(files).catch((error: unknown) => fail(error, "cannot prune old runs"));
   };
 
   const read = async (id: string) => {
     if (!isRunId(id)) return undefined;
     const pending = unwritten.get(id);
     if (pending) return JSON.parse(serialize(pending)) as RunRecord;
-    return readRecord(dir, id);
+    let found: RunRecord | undefined;
+    await eachRecord(dir, (record) => {
+      if (record.id === id) found = record;
+    });
+    return found;
   };
 
   return {
@@ -126,34 +215,50 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       queue.set(record.id, record);
       if (!scheduled) {
         scheduled = true;
-        // Serializing and opening files waits until the run's own work of this turn is done.
-        setImmediate(pump);
+        // Serializing and writing waits until the runs of this turn are done, so they share one write.
+        setImmediate(() => {
+          scheduled = false;
+          void enqueue(drain);
+        });
       }
     },
 
     async flush() {
-      if (writing.size > 0 || queue.size > 0) await new Promise<void>((resolve) => idle.push(resolve));
+      await enqueue(async () => {
+        await drain();
+        await seal();
+      });
       const error = failure;
       failure = undefined;
       if (error) throw error;
     },
 
     async list(filter = {}) {
-      const ids = new Set([...(await listIds(dir)), ...unwritten.keys()]);
-      const newestFirst = [...ids].sort().reverse();
+      const records = new Map<string, RunRecord>();
+      await eachRecord(dir, (record) => records.set(record.id, record));
+      for (const [id, record] of unwritten) records.set(id, JSON.parse(serialize(record)) as RunRecord);
+      const newestFirst = [...records.keys()].sort().reverse();
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const found: RunRecord[] = [];
-      // Read a batch at a time, so a small limit reads few files of a large history.
-      for (let start = 0; start < newestFirst.length && found.length < limit; start += parallelWrites) {
-        const batch = newestFirst.slice(start, start + parallelWrites);
-        const records = await Promise.all(batch.map(read));
-        for (const record of records) {
-          if (record && found.length < limit && matches(record, filter)) found.push(record);
-        }
+      for (const id of newestFirst) {
+        if (found.length >= limit) break;
+        const record = records.get(id);
+        if (record && matches(record, filter)) found.push(record);
       }
       return found;
     },
   };
+}
+
+/** Calls `visit` with every record on disk, file by file oldest first, each file's lines in order. */
+async function eachRecord(dir: string, visit: (record: RunRecord) => void): Promise<void> {
+  const files = await listHistoryFiles(dir);
+  for (let start = 0; start < files.length; start += parallelReads) {
+    const batch = files.slice(start, start + parallelReads);
+    for (const records of await Promise.all(batch.map((file) => readHistoryFile(dir, file)))) {
+      for (const record of records) visit(record);
+    }
+  }
 }
 
 /** The record with its INPUT, OUTPUT and REQUEST payloads replaced by `*REDACTED*`; the record itself is left alone. */
@@ -185,81 +290,4 @@ function matches(record: RunRecord, filter: HistoryFilter): boolean {
     (filter.trigger === undefined || record.trigger === filter.trigger) &&
     (filter.label === undefined || record.labels.includes(filter.label))
   );
-}
-
-/** Creates the folder, removes temp files a crash left behind, and lists the records, oldest first. */
-async function prepareDir(dir: string): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  const names = await readdir(dir);
-  const now = Date.now();
-  await Promise.all(
-    names
-      .filter((name) => name.endsWith(tempSuffix) && isRunId(name.slice(0, 26)))
-      .map(async (name) => {
-        const path = join(dir, name);
-        const age = now - (await stat(path).catch(() => ({ mtimeMs: now }))).mtimeMs;
-        if (age > staleTempMs) await removeFile(path);
-      }),
-  );
-  return idsOf(names).sort();
-}
-
-async function listIds(dir: string): Promise<string[]> {
-  try {
-    return idsOf(await readdir(dir));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new BassError(
-      "FILE_UNREADABLE",
-      `cannot read the history folder ${dir}: ${(error as Error).message}`,
-    );
-  }
-}
-
-function idsOf(names: readonly string[]): string[] {
-  return names
-    .filter((name) => name.endsWith(recordSuffix))
-    .map((name) => name.slice(0, -recordSuffix.length))
-    .filter(isRunId);
-}
-
-/** A record file, or undefined when it is missing or is not a record (a stray or damaged file must not break a listing). */
-async function readRecord(dir: string, id: string): Promise<RunRecord | undefined> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, `${id}${recordSuffix}`), "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value, id) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown, id: string): value is RunRecord {
-  if (typeof value !== "object" || value === null) return false;
-  const record = value as Partial<RunRecord>;
-  return (
-    record.id === id &&
-    typeof record.integration === "string" &&
-    typeof record.status === "string" &&
-    Array.isArray(record.labels) &&
-    Array.isArray(record.items)
-  );
-}
-
-async function removeFile(path: string): Promise<void> {
-  await unlink(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
-}
-
-/** Inserts an id into ascending ids unless it is there; new ids are nearly always the newest, so look from the end. */
-function insertSorted(ids: string[], id: string): void {
-  let at = ids.length;
-  while (at > 0 && (ids[at - 1] ?? "") > id) at--;
-  if (ids[at - 1] !== id) ids.splice(at, 0, id);
 }

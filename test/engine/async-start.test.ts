@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
@@ -18,19 +18,21 @@ vi.mock("../../src/engine/history.js", async (importOriginal) => {
       return {
         ...store,
         write(record: RunRecord) {
-          const file = join(args[0].dir, `${record.id}.json`);
-          seen.push({
-            status: record.status,
-            onDisk: existsSync(file)
-              ? (JSON.parse(readFileSync(file, "utf8")) as RunRecord).status
-              : undefined,
-          });
+          seen.push({ status: record.status, onDisk: statusOnDisk(args[0].dir, record.id) });
           store.write(record);
         },
       };
     },
   };
 });
+
+/** The status of the last line for run `id` in the history folder's segments, read synchronously. */
+function statusOnDisk(dir: string, id: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const lines = readdirSync(dir).flatMap((name) => readFileSync(join(dir, name), "utf8").split("\n"));
+  const records = lines.filter((line) => line.includes(id)).map((line) => JSON.parse(line) as RunRecord);
+  return records.at(-1)?.status;
+}
 
 const taxId = "123-45-6789";
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -63,15 +63,37 @@ function createStore(options: Partial<HistoryStoreOptions> = {}) {
 }
 
 describe("history store", () => {
-  it("writes one whole file per run, creating the folder, with no temp file left", async () => {
+  it("writes the runs of one turn as JSON lines of one segment, sealed with its line count by flush", async () => {
     const { dir, store } = createStore();
-    const record = runRecord();
-    store.write(record);
+    const records = [runRecord(), runRecord(), runRecord()];
+    for (const record of records) store.write(record);
     expect(existsSync(dir)).toBe(false);
     await store.flush();
-    expect(readdirSync(dir)).toEqual([`${record.id}.json`]);
-    expect(JSON.parse(readFileSync(join(dir, `${record.id}.json`), "utf8"))).toEqual(record);
-    expect(await store.read(record.id)).toEqual(record);
+    const [name, ...others] = readdirSync(dir);
+    expect(others).toEqual([]);
+    expect(name).toMatch(/^[0-7][0-9A-Z]{25}-3\.jsonl$/);
+    const lines = readFileSync(join(dir, name ?? ""), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.map((line) => JSON.parse(line))).toEqual(records);
+    expect(await store.read(records[1]?.id ?? "")).toEqual(records[1]);
+  });
+
+  it("starts a new segment every max_runs / 10 runs, at most 100", async () => {
+    const { dir, store } = createStore({ maxRuns: 1000 });
+    for (let i = 0; i < 250; i++) store.write(runRecord());
+    await store.flush();
+    const lineCounts = readdirSync(dir)
+      .sort()
+      .map((name) => Number(/-(\d+)\.jsonl$/.exec(name)?.[1]));
+    expect(lineCounts).toEqual([100, 100, 50]);
+    const small = createStore({ maxRuns: 25 });
+    for (let i = 0; i < 7; i++) small.store.write(runRecord());
+    await small.store.flush();
+    expect(
+      readdirSync(small.dir)
+        .map((name) => /-(\d+)\.jsonl$/.exec(name)?.[1])
+        .sort(),
+    ).toEqual(["1", "3", "3"]);
   });
 
   it("reads a queued record before it is on disk", async () => {
@@ -95,7 +117,8 @@ describe("history store", () => {
     store.write(done);
     await store.flush();
     expect(await store.read(running.id)).toEqual(done);
-    expect(readdirSync(dir)).toEqual([`${running.id}.json`]);
+    expect(await store.list()).toEqual([done]);
+    expect(readdirSync(dir)).toHaveLength(1);
   });
 
   it("prunes the oldest runs beyond maxRuns, counting the runs already on disk", async () => {
@@ -106,7 +129,45 @@ describe("history store", () => {
     const second = createHistoryStore({ dir, maxRuns: 3, storePayloads: true });
     for (const record of records.slice(2)) second.write(record);
     await second.flush();
-    expect(readdirSync(dir).sort()).toEqual(records.slice(3).map((record) => `${record.id}.json`));
+    // Three runs or fewer make segments of one run each, so exactly the newest three are kept.
+    expect(await second.list()).toEqual(records.slice(3).reverse());
+    expect(readdirSync(dir)).toHaveLength(3);
+  });
+
+  it("prunes whole segments, keeping at least maxRuns runs and at most a segment more", async () => {
+    const { dir, store } = createStore({ maxRuns: 20 });
+    const records = Array.from({ length: 47 }, () => runRecord());
+    for (const [index, record] of records.entries()) {
+      store.write(record);
+      if (index % 5 === 4) await store.flush();
+    }
+    await store.flush();
+    const kept = (await store.list()).map((record) => record.id);
+    expect(kept.length).toBeGreaterThanOrEqual(20);
+    expect(kept.length).toBeLessThan(22);
+    expect(kept).toEqual(
+      records
+        .map((record) => record.id)
+        .slice(-kept.length)
+        .reverse(),
+    );
+    expect(readdirSync(dir).every((name) => name.endsWith(".jsonl"))).toBe(true);
+  });
+
+  it("prunes a segment left open only once it is abandoned, since another process may still be writing it", async () => {
+    const { dir, store } = createStore({ maxRuns: 2 });
+    mkdirSync(dir);
+    const line = (record: RunRecord) => `${JSON.stringify(record)}\n`;
+    // Opened in 2016, and just now.
+    const abandoned = "01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl";
+    const live = `${createRunId()}.jsonl`;
+    writeFileSync(join(dir, abandoned), line(runRecord()) + line(runRecord()));
+    writeFileSync(join(dir, live), line(runRecord()) + line(runRecord()));
+    for (let i = 0; i < 3; i++) store.write(runRecord());
+    await store.flush();
+    expect(existsSync(join(dir, abandoned))).toBe(false);
+    expect(existsSync(join(dir, live))).toBe(true);
+    expect(await store.list()).toHaveLength(5);
   });
 
   it("stores INPUT, OUTPUT and REQUEST payloads as *REDACTED* without touching the caller's record", async () => {
@@ -116,7 +177,8 @@ describe("history store", () => {
     store.write(record);
     await store.flush();
     expect(record).toEqual(before);
-    const stored = JSON.parse(readFileSync(join(dir, `${record.id}.json`), "utf8"));
+    const [name] = readdirSync(dir);
+    const stored = JSON.parse(readFileSync(join(dir, name ?? ""), "utf8"));
     expect(stored.items).toEqual([
       expect.objectContaining({
         kind: "INPUT",
@@ -132,35 +194,30 @@ describe("history store", () => {
     expect(await store.read(record.id)).toEqual(stored);
   });
 
-  it("ignores temp files, damaged files and files that are not records", async () => {
+  it("skips a line cut short, damaged lines, files that are not records, and reads one-record .json files", async () => {
     const { dir, store } = createStore();
     const good = runRecord();
     store.write(good);
     await store.flush();
-    const damaged = createRunId(start + 500_000);
+    const [segment] = readdirSync(dir);
+    const older = runRecord();
+    const cut = runRecord();
+    // A segment another writer was appending to when it was killed: a whole line, a damaged one, a cut one.
+    writeFileSync(
+      join(dir, `${createRunId()}.jsonl`),
+      `${JSON.stringify(older)}\n{"id": "\n${JSON.stringify({ id: "someone else" })}\n${JSON.stringify(cut).slice(0, 40)}`,
+    );
+    const single = runRecord();
     const foreign = createRunId(start + 600_000);
-    writeFileSync(join(dir, `${damaged}.json`), '{"id": "');
-    writeFileSync(join(dir, `${foreign}.json`), JSON.stringify({ id: "someone else" }));
-    writeFileSync(join(dir, `${good.id}.json.abc.tmp`), "{");
+    writeFileSync(join(dir, `${single.id}.json`), JSON.stringify(single, null, 2));
+    writeFileSync(join(dir, `${foreign}.json`), JSON.stringify(good));
+    writeFileSync(join(dir, `${segment}.abc.tmp`), "{");
     writeFileSync(join(dir, "notes.json"), JSON.stringify(good));
-    expect(await store.list()).toEqual([good]);
-    expect(await store.read(damaged)).toBeUndefined();
+    writeFileSync(join(dir, "notes.jsonl"), `${JSON.stringify(runRecord())}\n`);
+    expect(await store.list()).toEqual([single, older, good].sort((a, b) => (a.id < b.id ? 1 : -1)));
+    expect(await store.read(cut.id)).toBeUndefined();
     expect(await store.read(foreign)).toBeUndefined();
-  });
-
-  it("removes temp files older than a minute on the first write, and leaves newer ones", async () => {
-    const { dir, store } = createStore();
-    mkdirSync(dir);
-    const old = join(dir, "01ARZ3NDEKTSV4RRFFQ69G5FAV.json.0a0a0a.tmp");
-    const fresh = join(dir, "01ARZ3NDEKTSV4RRFFQ69G5FAV.json.0b0b0b.tmp");
-    writeFileSync(old, "{");
-    writeFileSync(fresh, "{");
-    const twoMinutesAgo = (Date.now() - 120_000) / 1000;
-    utimesSync(old, twoMinutesAgo, twoMinutesAgo);
-    store.write(runRecord());
-    await store.flush();
-    expect(existsSync(old)).toBe(false);
-    expect(existsSync(fresh)).toBe(true);
+    expect(await store.read(single.id)).toEqual(single);
   });
 
   it("filters by integration, status and label, newest first, up to the limit", async () => {

@@ -1,6 +1,7 @@
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
 import { createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
@@ -85,18 +86,17 @@ describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
     expect(answered.size).toBeGreaterThanOrEqual(20);
     for (const { status } of answered.values()) expect(status).toBe(201);
 
-    // Every record in the history folder is whole; anything else is a temp file a write left behind. A record
-    // is written just after its answer, so the last few answered runs may have none.
+    // Every line of the history segments is a whole record, but for a last line a write left cut short. A
+    // record is written just after its answer, so the last few answered runs may have none.
     const history = join(dir, ".bass/history");
-    const names = readdirSync(history);
-    const records = names.filter((name) => name.endsWith(".json"));
+    const records = readdirSync(history).flatMap((name) => {
+      expect(name).toMatch(/^[0-9A-Z]{26}(-\d+)?\.jsonl$/);
+      return readFileSync(join(history, name), "utf8").split("\n").slice(0, -1);
+    });
     expect(records.length).toBeGreaterThanOrEqual(10);
-    for (const name of names.filter((name) => !name.endsWith(".json")))
-      expect(name).toMatch(/\.json\.[\w-]+\.tmp$/);
-    for (const name of records) {
-      const record = JSON.parse(readFileSync(join(history, name), "utf8"));
-      expect(`${record.id}.json`).toBe(name);
-      expect(Array.isArray(record.items)).toBe(true);
+    for (const line of records) {
+      const record = JSON.parse(line);
+      expect(record).toMatchObject({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), status: "success" });
       expect(record.items.at(-1)).toMatchObject({ kind: "OUTPUT" });
     }
 
@@ -109,7 +109,8 @@ describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
 
     // After a restart, every answered key replays its answer and posts nothing again.
     const second = await spawnServe(dir);
-    const recordsBefore = readdirSync(history).filter((name) => name.endsWith(".json")).length;
+    const runs = () => createHistoryStore(resolveHistoryOptions(dir)).list();
+    const recordsBefore = (await runs()).length;
     for (const [key, first] of answered) {
       const response = await transfer(second.url, key);
       expect(response.headers.get("idempotent-replayed"), key).toBe("true");
@@ -123,6 +124,6 @@ describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
     expect(await second.exited).toBe(0);
     expect(readLedger(dir)).toEqual(afterKill);
     // A replay runs nothing, so it leaves no run behind.
-    expect(readdirSync(history).filter((name) => name.endsWith(".json"))).toHaveLength(recordsBefore);
+    expect(await runs()).toHaveLength(recordsBefore);
   }, 120_000);
 });

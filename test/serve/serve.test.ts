@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createOutput } from "../../src/cli/output.js";
 import { runServe, type ServeCommandOptions } from "../../src/cli/serve.js";
+import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { isBassError } from "../../src/errors.js";
 import { createTempDir, runCli } from "../_helpers.js";
@@ -396,9 +397,8 @@ describe("the log line", () => {
     ]);
     // The run id of the line is the id of the run's record.
     const id = runLine.exec(lines[0] ?? "")?.[4];
-    await eventually(() =>
-      readdirSync(join(dir, ".bass", "history")).includes(`${id}.json`) ? true : undefined,
-    );
+    const history = createHistoryStore(resolveHistoryOptions(dir));
+    expect(await eventually(() => history.read(id ?? ""))).toMatchObject({ id, trigger: "http" });
   });
 });
 
@@ -475,12 +475,10 @@ describe("graceful shutdown", () => {
     const answer = await inFlight;
     expect(answer.status).toBe(201);
     expect(await serving.done).toBe(0);
-    const files = readdirSync(join(dir, ".bass", "history")).filter((name) => name.endsWith(".json"));
-    expect(files).toHaveLength(1);
-    const record = JSON.parse(
-      readFileSync(join(dir, ".bass", "history", files[0] ?? ""), "utf8"),
-    ) as RunRecord;
-    expect(record).toMatchObject({ integration: "transfers", status: "success", trigger: "http" });
+    const records = await createHistoryStore(resolveHistoryOptions(dir)).list();
+    expect(records).toEqual([
+      expect.objectContaining({ integration: "transfers", status: "success", trigger: "http" }),
+    ]);
   });
 });
 

@@ -1,0 +1,115 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { BassError } from "../errors.js";
+import type { RunRecord } from "./record.js";
+import { isRunId, runIdTime } from "./run-id.js";
+
+/**
+ * The files of a history folder. Records are JSON lines in segment files, appended a batch at a time:
+ * - `<segment id>.jsonl`: a segment its writer may still append whole lines to;
+ * - `<segment id>-<lines>.jsonl`: a sealed segment, its line count in its name so pruning need not read it;
+ * - `<run id>.json`: one record alone, as bass wrote runs before segments (still read and pruned).
+ * A segment id is a run id made when the segment was opened, so names sort oldest first. A run written
+ * twice (an async run's `running` record, then its end) has the later line win.
+ */
+export interface HistoryFile {
+  name: string;
+  /** The segment id, or the run id of a one-record file. */
+  id: string;
+  /** Records (lines) in the file, when its name tells; undefined for a segment that may still grow. */
+  lines: number | undefined;
+}
+
+const segmentPattern = /^([0-7][0-9A-HJKMNP-TV-Z]{25})(?:-([1-9]\d{0,8}))?\.jsonl$/;
+const singleSuffix = ".json";
+
+export function segmentName(id: string, lines?: number): string {
+  return lines === undefined ? `${id}.jsonl` : `${id}-${lines}.jsonl`;
+}
+
+/** A history file's parts, or undefined for a name that is not one (temp files, notes, other tools' files). */
+export function parseHistoryName(name: string): HistoryFile | undefined {
+  const segment = segmentPattern.exec(name);
+  if (segment?.[1]) {
+    return { name, id: segment[1], lines: segment[2] === undefined ? undefined : Number(segment[2]) };
+  }
+  const id = name.slice(0, -singleSuffix.length);
+  return name.endsWith(singleSuffix) && isRunId(id) ? { name, id, lines: 1 } : undefined;
+}
+
+/** The history files in `dir`, oldest first; none when the folder does not exist yet. */
+export async function listHistoryFiles(dir: string): Promise<HistoryFile[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new BassError(
+      "FILE_UNREADABLE",
+      `cannot read the history folder ${dir}: ${(error as Error).message}`,
+    );
+  }
+  const files = names.map(parseHistoryName).filter((file) => file !== undefined);
+  return files.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** When a segment was opened, in ms since the epoch (from its id). */
+export function openedAt(file: HistoryFile): number {
+  return runIdTime(file.id);
+}
+
+/**
+ * The records of one file, in the order they were written. A line that is not whole (a write cut short
+ * by a crash, or one still under way) or not a record is skipped: a stray or damaged line must not
+ * break a listing. A file that is gone (pruned meanwhile) holds nothing.
+ */
+export async function readHistoryFile(dir: string, file: HistoryFile): Promise<RunRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, file.name), "utf8");
+  } catch {
+    return [];
+  }
+  if (file.name.endsWith(singleSuffix)) {
+    const record = parseRecord(text);
+    return record?.id === file.id ? [record] : [];
+  }
+  const records: RunRecord[] = [];
+  let start = 0;
+  for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
+    const record = parseRecord(text.slice(start, end));
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+/** The number of whole lines of a segment whose name does not tell it. */
+export async function countLines(dir: string, file: HistoryFile): Promise<number> {
+  if (file.lines !== undefined) return file.lines;
+  const text = await readFile(join(dir, file.name), "utf8").catch(() => "");
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return lines;
+}
+
+function parseRecord(text: string): RunRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is RunRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Partial<RunRecord>;
+  return (
+    typeof record.id === "string" &&
+    isRunId(record.id) &&
+    typeof record.integration === "string" &&
+    typeof record.status === "string" &&
+    Array.isArray(record.labels) &&
+    Array.isArray(record.items)
+  );
+}
