@@ -20,6 +20,7 @@ export const rules = {
   "duplicate-formula-variable": "Two service requests share a formula variable.",
   "duplicate-endpoint": "Two endpoints share a method and path.",
   "endpoint-path": "An endpoint path under /_bass (serve's admin routes) or with a {param} named twice.",
+  "request-schema": "A request_schema that is not a JSON Schema 2020-12 serve can compile.",
   "duplicate-value-mapping-set": "Two value mapping sets share a name.",
   "mapping-source": "A field mapping needs exactly one of literal and value.",
   "loop-variable-scope": "A loop variable used where it is not bound.",

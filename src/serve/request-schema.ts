@@ -1,5 +1,5 @@
-import type { ErrorObject } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { compileRequestSchema } from "../definition/request-schema.js";
 import type { Definition } from "../definition/types.js";
 import { BassError } from "../errors.js";
 import type { ProblemError } from "./problem.js";
@@ -12,20 +12,18 @@ export const maxSchemaErrors = 20;
 
 /**
  * A validator per integration that has a `request_schema`, by name, each compiled once when the set
- * is loaded. Formats are not checked (no format vocabulary is promised); a schema ajv cannot compile
- * stops the load with DEFINITION_INVALID.
+ * is loaded. A schema ajv cannot compile stops the load with DEFINITION_INVALID (validate's
+ * request-schema rule reports it first, with its line).
  */
 export function compileRequestSchemas(
   definitions: readonly Definition[],
 ): ReadonlyMap<string, RequestSchemaValidator> {
-  // addUsedSchema: false keeps each schema's $id to itself, so two definitions may share one.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, addUsedSchema: false });
   const validators = new Map<string, RequestSchemaValidator>();
   for (const definition of definitions) {
     if (definition.request_schema === undefined) continue;
-    let validate: ReturnType<Ajv2020["compile"]>;
+    let validate: ValidateFunction;
     try {
-      validate = ajv.compile(definition.request_schema);
+      validate = compileRequestSchema(definition.request_schema);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new BassError(

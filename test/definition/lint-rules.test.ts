@@ -176,6 +176,30 @@ const cases: RuleCase[] = [
     passes: "name: a\nendpoints:\n  - { method: GET, path: '/a/{x}/{y}' }\n",
   },
   {
+    rule: "request-schema",
+    trips: "name: a\nrequest_schema:\n  type: object\n  properties:\n    amount: { type: money }\n",
+    at: [5, 15],
+    passes: "name: a\nrequest_schema:\n  type: object\n  properties:\n    amount: { type: number }\n",
+  },
+  {
+    rule: "request-schema",
+    trips: "name: a\nrequest_schema:\n  items: [{ minLength: -1 }]\n",
+    at: [3, 3],
+    passes: "name: a\nrequest_schema:\n  items: { minLength: 1 }\n",
+  },
+  {
+    rule: "request-schema",
+    trips: "name: a\nrequest_schema: { $ref: '#/$defs/nope' }\n",
+    at: [2, 19],
+    passes: "name: a\nrequest_schema: { $ref: '#/$defs/yes', $defs: { yes: { type: string } } }\n",
+  },
+  {
+    rule: "request-schema",
+    trips: "name: a\nrequest_schema:\n  properties:\n    iban: { type: string, pattern: '[A-Z' }\n",
+    at: [4, 27],
+    passes: "name: a\nrequest_schema:\n  properties:\n    pattern: { type: string, pattern: '[A-Z]' }\n",
+  },
+  {
     rule: "duplicate-value-mapping-set",
     trips: "name: a\nvalue_mapping_sets:\n  - { name: s, mappings: [] }\n  - { name: s, mappings: [] }\n",
     at: [4, 7],

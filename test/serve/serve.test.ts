@@ -539,7 +539,7 @@ describe("--watch", () => {
       "a request_schema that cannot be compiled",
       "integrations/outputs.yaml",
       (text) => `${text}request_schema: { type: 12 }\n`,
-      "request_schema cannot be compiled",
+      "request_schema is not a JSON Schema 2020-12",
     ],
     [
       "a project file with an unset variable",

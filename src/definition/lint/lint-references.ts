@@ -1,6 +1,7 @@
 import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
+import { requestSchemaProblems } from "../request-schema.js";
 import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";
 import { listKnown } from "./list-known.js";
@@ -63,6 +64,15 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
         at,
       );
     }
+  }
+
+  const schema = definition.request_schema;
+  if (
+    typeof schema === "boolean" ||
+    (typeof schema === "object" && schema !== null && !Array.isArray(schema))
+  ) {
+    for (const problem of requestSchemaProblems(schema))
+      report("request-schema", problem.message, problem.at);
   }
 
   const checkServiceRequest = (

@@ -1,0 +1,162 @@
+import { createRequire } from "node:module";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import type { ValuePath } from "./yaml-source.js";
+
+// Both required on first use: a project without a request_schema never loads them.
+const require = createRequire(import.meta.url);
+let ajv: Ajv2020 | undefined;
+let metaSchema: ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+type Schema = Record<string, unknown> | boolean;
+
+/**
+ * A `request_schema` compiled into the validator serve checks bodies with; throws ajv's error for a schema it
+ * cannot compile. Formats are not checked (no format vocabulary is promised); `addUsedSchema: false` keeps
+ * each schema's `$id` to itself, so two definitions may share one.
+ */
+export function compileRequestSchema(schema: Schema): ValidateFunction {
+  if (!ajv) {
+    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, addUsedSchema: false });
+  }
+  return ajv.compile(schema);
+}
+
+export interface RequestSchemaProblem {
+  /** Where in the definition: `request_schema` or a value inside it. */
+  at: ValuePath;
+  message: string;
+}
+
+/**
+ * Why a `request_schema` is not a JSON Schema serve can use, one problem per place: checked against the
+ * 2020-12 meta-schema (compiled at build time, since ajv takes 200 ms to compile it), then every `pattern`
+ * must be a regular expression and every `$ref` to a place in the schema itself must find it. A `$ref` to
+ * another document is left to serve, which cannot start without it either.
+ */
+export function requestSchemaProblems(schema: Schema): RequestSchemaProblem[] {
+  metaSchema ??= (require("../../schema/json-schema-2020.cjs") as { metaSchema: typeof metaSchema })
+    .metaSchema;
+  if (!metaSchema(schema)) {
+    // The meta-schema reports a place several times over (an enum, then the anyOf around it): keep the first.
+    const byPlace = new Map<string, RequestSchemaProblem>();
+    for (const error of metaSchema.errors ?? []) {
+      if (byPlace.has(error.instancePath)) continue;
+      const allowed = error.params.allowedValues as unknown[] | undefined;
+      const place = error.instancePath.slice(1) || "the schema";
+      const values = allowed ? ` (${allowed.map((value) => JSON.stringify(value)).join(", ")})` : "";
+      byPlace.set(error.instancePath, {
+        at: ["request_schema", ...pathOf(schema, error.instancePath)],
+        message: `request_schema is not a JSON Schema 2020-12: ${place} ${error.message}${values}`,
+      });
+    }
+    return [...byPlace.values()];
+  }
+  const problems: RequestSchemaProblem[] = [];
+  eachSubschema(schema, [], (subschema, path) => {
+    const patterns: [string, ValuePath][] = [];
+    if (typeof subschema.pattern === "string") patterns.push([subschema.pattern, [...path, "pattern"]]);
+    for (const key of Object.keys(asObject(subschema.patternProperties))) {
+      patterns.push([key, [...path, "patternProperties", key]]);
+    }
+    for (const [pattern, at] of patterns) {
+      try {
+        new RegExp(pattern, "u");
+      } catch (error) {
+        problems.push({
+          at: ["request_schema", ...at],
+          message: `request_schema: ${(error as Error).message}`,
+        });
+      }
+    }
+    const ref = subschema.$ref;
+    if (typeof ref === "string" && ref.startsWith("#/") && !resolves(schema, ref.slice(1))) {
+      problems.push({
+        at: ["request_schema", ...path, "$ref"],
+        message: `request_schema: $ref ${JSON.stringify(ref)} points at nothing in the schema`,
+      });
+    }
+  });
+  return problems;
+}
+
+// Keywords whose value is a schema, a map of schemas, or a list of schemas (JSON Schema 2020-12).
+const schemaKeywords = [
+  "additionalProperties",
+  "contains",
+  "else",
+  "if",
+  "items",
+  "not",
+  "propertyNames",
+  "then",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
+const schemaMapKeywords = ["$defs", "dependentSchemas", "patternProperties", "properties"];
+const schemaListKeywords = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/** Calls `visit` with the schema and each schema inside it (not `const`, `enum` or other data), with its path. */
+function eachSubschema(
+  schema: unknown,
+  path: ValuePath,
+  visit: (schema: Record<string, unknown>, path: ValuePath) => void,
+): void {
+  if (typeof schema !== "object" || schema === null) return;
+  const object = schema as Record<string, unknown>;
+  visit(object, path);
+  for (const keyword of schemaKeywords) {
+    if (keyword in object) eachSubschema(object[keyword], [...path, keyword], visit);
+  }
+  for (const keyword of schemaMapKeywords) {
+    for (const [key, value] of Object.entries(asObject(object[keyword]))) {
+      eachSubschema(value, [...path, keyword, key], visit);
+    }
+  }
+  for (const keyword of schemaListKeywords) {
+    const list = object[keyword];
+    if (!Array.isArray(list)) continue;
+    for (const [index, value] of list.entries()) eachSubschema(value, [...path, keyword, index], visit);
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** Whether a URI fragment's JSON pointer (`/$defs/x`) finds a value in `root`. */
+function resolves(root: unknown, fragment: string): boolean {
+  let at = root;
+  let pointer: string;
+  try {
+    pointer = decodeURIComponent(fragment);
+  } catch {
+    return false;
+  }
+  for (const segment of decodePointer(pointer)) {
+    if (typeof at !== "object" || at === null || !Object.hasOwn(at, segment)) return false;
+    at = (at as Record<string, unknown>)[segment];
+  }
+  return true;
+}
+
+function decodePointer(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+/** A JSON pointer into `value` as a value path: segments that index an array become numbers. */
+function pathOf(value: unknown, pointer: string): ValuePath {
+  const path: (string | number)[] = [];
+  let at = value;
+  for (const segment of decodePointer(pointer)) {
+    const key = Array.isArray(at) ? Number(segment) : segment;
+    path.push(key);
+    at = (at as Record<string | number, unknown> | undefined)?.[key];
+  }
+  return path;
+}
