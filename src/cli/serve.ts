@@ -1,4 +1,3 @@
-import { watch } from "node:fs";
 import { type LiveSystems, startSystems } from "../adapters/systems.js";
 import type { Env } from "../definition/load.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
@@ -11,6 +10,7 @@ import { createLimiter } from "../serve/limiter.js";
 import { startServer } from "../serve/server.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
+import { watchTree } from "./watch-tree.js";
 
 export interface ServeCommandOptions {
   port?: number | undefined;
@@ -138,8 +138,8 @@ function formatIssues(loaded: Extract<LoadedSet, { ok: false }>): string {
 /** Calls `reload` once a burst of changes to the project's files has settled. */
 function watchProject(set: ServedSet, reload: () => void): { close(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const watcher = watch(set.projectDir, { recursive: true }, (_event, file) => {
-    if (!file || file.startsWith(".bass") || !/\.ya?ml$/.test(file)) return;
+  const watcher = watchTree(set.projectDir, (file) => {
+    if (!/\.ya?ml$/.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(reload, 100);
   });
