@@ -12,6 +12,7 @@ import { assertUsable } from "../definition/usable.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
+import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
@@ -45,13 +46,18 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   const input = await readRunInput(options);
   const config = project.config.value;
   const integration = compileIntegration(definition);
-  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config });
+  const secrets = [...project.config.secrets, ...definition.secrets];
+  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config }).catch(
+    (error: unknown) => {
+      throw scrubError(error, secrets);
+    },
+  );
   try {
     return await runWith(
       integration,
       input,
       adapters,
-      { ...options, name, config, resolved: project, definition },
+      { ...options, name, config, resolved: project, secrets },
       output,
     );
   } finally {
@@ -67,11 +73,11 @@ async function runWith(
     name: string;
     config: ProjectConfig;
     resolved: ResolvedProject;
-    definition: LoadedDefinition;
+    secrets: readonly string[];
   },
   output: Output,
 ): Promise<number> {
-  const { config, resolved: project, definition } = context;
+  const { config, resolved: project } = context;
   // An adapter bass cannot call stops the run here, before it starts.
   for (const request of integration.serviceRequests) adapters.resolve(request.system);
   const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
@@ -80,7 +86,7 @@ async function runWith(
     trigger: "cli",
     cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    secrets: [...project.config.secrets, ...definition.secrets],
+    secrets: context.secrets,
   });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.

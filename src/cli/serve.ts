@@ -1,6 +1,7 @@
 import { type LiveSystems, startSystems } from "../adapters/systems.js";
 import type { Env } from "../definition/load.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
+import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import { idempotencyDir, type LoadedSet, loadServedSet, type ServedSet } from "../serve/app.js";
 import { createAuthenticator, isLoopbackHost } from "../serve/auth.js";
@@ -48,7 +49,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   }
 
   const signal = options.stopped ? undefined : waitForStopSignal();
-  let systems: LiveSystems = await startSystems(set.config, set.projectDir);
+  let systems: LiveSystems = await startSecretly(set);
   const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history));
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
@@ -110,7 +111,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   async function restartSystems(next: ServedSet): Promise<void> {
     const old = systems;
     await limiter.idle();
-    systems = await startSystems(next.config, next.projectDir);
+    systems = await startSecretly(next);
     set = next;
     output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
     await old.close();
@@ -122,6 +123,13 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   await Promise.all([history.flush(), idempotency.flush()]);
   await systems.close();
   return 0;
+}
+
+/** The set's systems; an error starting them has the set's secrets masked. */
+function startSecretly(set: ServedSet): Promise<LiveSystems> {
+  return startSystems(set.config, set.projectDir).catch((error: unknown) => {
+    throw scrubError(error, set.secrets);
+  });
 }
 
 function describeEndpoints(set: ServedSet): string {

@@ -12,6 +12,7 @@ import { type CompiledIntegration, compileIntegration } from "../engine/compile.
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
+import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
@@ -79,7 +80,10 @@ export async function runTests(
   const config = project.config.value;
   const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
   let systems: Promise<LiveSystems> | undefined;
-  const live = () => (systems ??= startSystems(config, project.dir));
+  const live = () =>
+    (systems ??= startSystems(config, project.dir).catch((error: unknown) => {
+      throw scrubError(error, secretsOf(project));
+    }));
   const results: CaseResult[] = new Array(jobs.length);
   let done = 0;
   try {
@@ -111,7 +115,7 @@ async function runCase(
     trigger: "test",
     cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    secrets: [...project.config.secrets, ...project.definitions.flatMap((definition) => definition.secrets)],
+    secrets: secretsOf(project),
   });
   const differences = checkExpectations(testCase.expect ?? {}, result.record);
   return {
@@ -225,4 +229,9 @@ async function forEachLimited<T>(
     }
   });
   await Promise.all(lanes);
+}
+
+/** Every value of the project that came from the environment: masked wherever it would show. */
+function secretsOf(project: LoadedProject): string[] {
+  return [...project.config.secrets, ...project.definitions.flatMap((definition) => definition.secrets)];
 }

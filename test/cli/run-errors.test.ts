@@ -80,3 +80,35 @@ describe("bass run", () => {
     expect(result.stdout + result.stderr).toContain('no answer for service request "core"');
   });
 });
+
+describe("an adapter module that cannot be loaded", () => {
+  const secretProject = () =>
+    createTempDir({
+      "bass.config.yaml":
+        'integrations: integrations\nsystems:\n  core:\n    adapter: ${env:ADAPTER_PATH}\n    headers: { Authorization: "${env:CORE_TOKEN}" }\n',
+      "integrations/a.yaml": stringify({
+        name: "a",
+        service_requests: [{ formula_variable: "c", system: "core" }],
+      }),
+      "input.json": "{}",
+      "broken.mjs": "throw new Error(`cannot start with ${process.env.CORE_TOKEN}`);\n",
+      "a.test.yaml": stringify({ integration: "a", cases: [{ name: "live", input: {} }] }),
+    });
+
+  it.each([
+    ["run", ["run", "a", "--input", "input.json"]],
+    ["test", ["test"]],
+    ["serve", ["serve", "--port", "0"]],
+  ])("%s names the system without the secrets its error quotes", async (_, argv) => {
+    for (const adapterPath of ["./broken.mjs", "./missing-secret-adapter.mjs"]) {
+      const dir = secretProject();
+      const env = { ADAPTER_PATH: adapterPath, CORE_TOKEN: "hunter22-token" };
+      const result = await runCli(argv, { cwd: dir, env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("system core");
+      expect(result.stderr).toContain("XXXXXXXXXXXX");
+      expect(result.stdout + result.stderr).not.toContain("hunter22-token");
+      expect(result.stdout + result.stderr).not.toContain(adapterPath);
+    }
+  });
+});
