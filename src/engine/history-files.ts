@@ -61,15 +61,17 @@ export function openedAt(file: HistoryFile): number {
 /**
  * The records of one file, in the order they were written. A line that is not whole (a write cut short
  * by a crash, or one still under way) or not a record is skipped: a stray or damaged line must not
- * break a listing. A file that is gone (pruned meanwhile) holds nothing.
+ * break a listing. A file that is gone (pruned meanwhile) holds nothing. With `only`, just the lines that
+ * mention that text (a run id) are parsed.
  */
-export async function readHistoryFile(dir: string, file: HistoryFile): Promise<RunRecord[]> {
+export async function readHistoryFile(dir: string, file: HistoryFile, only?: string): Promise<RunRecord[]> {
   let text: string;
   try {
     text = await readFile(join(dir, file.name), "utf8");
   } catch {
     return [];
   }
+  if (only !== undefined && !text.includes(only)) return [];
   if (file.name.endsWith(singleSuffix)) {
     const record = parseRecord(text);
     return record?.id === file.id ? [record] : [];
@@ -77,7 +79,9 @@ export async function readHistoryFile(dir: string, file: HistoryFile): Promise<R
   const records: RunRecord[] = [];
   let start = 0;
   for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
-    const record = parseRecord(text.slice(start, end));
+    const line = text.slice(start, end);
+    if (only !== undefined && !line.includes(only)) continue;
+    const record = parseRecord(line);
     if (record) records.push(record);
   }
   return records;

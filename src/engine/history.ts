@@ -199,9 +199,13 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     const pending = unwritten.get(id);
     if (pending) return JSON.parse(serialize(pending)) as RunRecord;
     let found: RunRecord | undefined;
-    await eachRecord(dir, (record) => {
-      if (record.id === id) found = record;
-    });
+    await eachRecord(
+      dir,
+      (record) => {
+        if (record.id === id) found = record;
+      },
+      id,
+    );
     return found;
   };
 
@@ -250,12 +254,12 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   };
 }
 
-/** Calls `visit` with every record on disk, file by file oldest first, each file's lines in order. */
-async function eachRecord(dir: string, visit: (record: RunRecord) => void): Promise<void> {
+/** Calls `visit` with every record on disk (or each that mentions `only`), file by file oldest first, each file's lines in order. */
+async function eachRecord(dir: string, visit: (record: RunRecord) => void, only?: string): Promise<void> {
   const files = await listHistoryFiles(dir);
   for (let start = 0; start < files.length; start += parallelReads) {
     const batch = files.slice(start, start + parallelReads);
-    for (const records of await Promise.all(batch.map((file) => readHistoryFile(dir, file)))) {
+    for (const records of await Promise.all(batch.map((file) => readHistoryFile(dir, file, only)))) {
       for (const record of records) visit(record);
     }
   }
