@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { ProjectConfig } from "../definition/types.js";
 import { startMockcore } from "../mockcore/server.js";
+import { startSharedMockcore } from "../mockcore/shared.js";
 import type { AdapterResolver } from "./adapter.js";
 import { createAdapterResolver } from "./resolve.js";
 
@@ -11,14 +12,21 @@ export interface LiveSystems {
 
 /**
  * The adapters of a project's systems, live. Systems on `base_url: mockcore:` talk to a mock core started in
- * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one.
+ * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one;
+ * when another process already runs the core on that file, they talk to that one or wait for it
+ * (mockcore/shared.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
  */
-export async function startSystems(config: ProjectConfig, projectDir: string): Promise<LiveSystems> {
+export async function startSystems(
+  config: ProjectConfig,
+  projectDir: string,
+  options: { lasting?: boolean } = {},
+): Promise<LiveSystems> {
   const systems = config.systems ?? {};
+  const dataFile = config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined;
   const embedded = Object.values(systems).some((system) => system.base_url === "mockcore:")
-    ? await startMockcore({
-        dataFile: config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined,
-      })
+    ? await (dataFile
+        ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false })
+        : startMockcore())
     : undefined;
   const baseUrls = Object.fromEntries(
     Object.entries(systems).flatMap(([name, system]) =>

@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
+import { BassError } from "../errors.js";
 import { startMockcore } from "../mockcore/server.js";
+import { startSharedMockcore } from "../mockcore/shared.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
 
@@ -25,20 +27,30 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
   const signal = options.stopped ? undefined : waitForStopSignal();
   const stopped = options.stopped ?? signal?.received;
   const dataFile = options.data === undefined ? undefined : resolve(options.cwd, options.data);
-  const core = await startMockcore({
+  const settings = {
     host: options.host,
     port: options.port,
-    dataFile,
     faults: {
       latencyMs: options.latency,
       errorRate: options.errorRate,
       resetRate: options.resetRate,
       malformedRate: options.malformedRate,
     },
-  }).catch((error: unknown) => {
+  };
+  const core = await (dataFile
+    ? startSharedMockcore({ ...settings, dataFile, lasting: true })
+    : startMockcore(settings)
+  ).catch((error: unknown) => {
     signal?.cancel();
     throw error;
   });
+  if ("ownerPid" in core && core.ownerPid !== undefined) {
+    signal?.cancel();
+    throw new BassError(
+      "USAGE",
+      `the data file ${dataFile} is in use by the mock core at ${core.url} (process ${core.ownerPid}); use that one, or stop it first`,
+    );
+  }
   if (!loopbackHosts.has(options.host))
     output.stderr(
       `warning: the mock core has no authentication, and anyone who reaches ${options.host} can use it\n`,

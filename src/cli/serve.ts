@@ -127,7 +127,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
 
 /** The set's systems; an error starting them has the set's secrets masked. */
 function startSecretly(set: ServedSet): Promise<LiveSystems> {
-  return startSystems(set.config, set.projectDir).catch((error: unknown) => {
+  return startSystems(set.config, set.projectDir, { lasting: true }).catch((error: unknown) => {
     throw scrubError(error, set.secrets);
   });
 }

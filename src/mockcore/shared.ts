@@ -1,0 +1,179 @@
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { connect } from "node:net";
+import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BassError } from "../errors.js";
+import { closeFile, openFile, removeFile, writeText } from "../fs-calls.js";
+import { type Mockcore, type StartMockcoreOptions, startMockcore } from "./server.js";
+
+/** A mock core on a data file: this process's own, or the one another process runs on the same file. */
+export interface SharedMockcore {
+  url: string;
+  /** The process that runs the core, when it is not this one. */
+  ownerPid: number | undefined;
+  close(): Promise<void>;
+}
+
+/** What a lock file says: who runs the core on its data file, where, and whether it runs until stopped. */
+interface LockOwner {
+  pid: number;
+  url: string;
+  lasting: boolean;
+}
+
+export interface SharedMockcoreOptions extends StartMockcoreOptions {
+  dataFile: string;
+  /**
+   * Whether this process runs until it is stopped (serve, mockcore), so that others may use its core; a
+   * short one (run, test) keeps the file to itself and the next process waits for it to end.
+   */
+  lasting: boolean;
+}
+
+/** A lock file with no owner written yet is being written this long at most; older, it is a crash's leftover. */
+const writingMs = 2000;
+const connectTimeoutMs = 500;
+
+/** How long a process waits for a short one to let go of the data file. */
+const waitLimitMs = 60_000;
+
+/** The cores this process runs, by data file, with how many users each has. */
+const running = new Map<string, { core: Promise<Mockcore>; users: number }>();
+
+/**
+ * The mock core on `dataFile`, one per data file across processes, so that no process writes over another's
+ * changes. The process that starts it holds `<dataFile>.lock` (its pid, url and whether it lasts) while it
+ * runs. Another process sends its requests to a lasting owner's core (a `bass run` while `bass serve` runs),
+ * and waits for a short owner to end (two `bass run`s at once take turns). In one process the core is
+ * shared and closed when its last user closes it. A lock whose process is gone, or whose core does not
+ * answer, is taken over.
+ */
+export async function startSharedMockcore(options: SharedMockcoreOptions): Promise<SharedMockcore> {
+  const { dataFile, lasting, ...coreOptions } = options;
+  const own = running.get(dataFile);
+  if (own) {
+    own.users++;
+    return { url: (await own.core).url, ownerPid: undefined, close: () => release(dataFile) };
+  }
+  const lock = `${dataFile}.lock`;
+  await mkdir(dirname(lock), { recursive: true });
+  const deadline = Date.now() + waitLimitMs;
+  for (;;) {
+    let fd: number;
+    try {
+      fd = await openFile(lock, "wx");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(lock, error);
+      const owner = await readOwner(lock);
+      if (owner && (await isServing(owner))) {
+        if (owner.lasting) return { url: owner.url, ownerPid: owner.pid, close: async () => {} };
+        if (Date.now() > deadline) throw busyError(dataFile, owner);
+        await sleep(50);
+      } else if (owner === undefined && (await ageMs(lock)) < writingMs) {
+        await sleep(20);
+      } else {
+        await removeFile(lock);
+      }
+      continue;
+    }
+    // Registered before it starts, so that a second start in this process waits for this one.
+    const core = startOwned({ ...coreOptions, dataFile }, { pid: process.pid, lasting }, fd, lock);
+    running.set(dataFile, { core, users: 1 });
+    try {
+      return { url: (await core).url, ownerPid: undefined, close: () => release(dataFile) };
+    } catch (error) {
+      running.delete(dataFile);
+      throw error;
+    }
+  }
+}
+
+/** Starts the core and writes its owner into the lock, or gives the lock up when the core cannot start. */
+async function startOwned(
+  options: StartMockcoreOptions,
+  owner: Omit<LockOwner, "url">,
+  fd: number,
+  lock: string,
+): Promise<Mockcore> {
+  try {
+    const core = await startMockcore(options);
+    await writeText(fd, JSON.stringify({ ...owner, url: core.url } satisfies LockOwner));
+    await closeFile(fd);
+    return {
+      ...core,
+      async close() {
+        await core.close();
+        await removeFile(lock);
+      },
+    };
+  } catch (error) {
+    await closeFile(fd).catch(() => {});
+    await removeFile(lock);
+    throw error;
+  }
+}
+
+async function release(dataFile: string): Promise<void> {
+  const entry = running.get(dataFile);
+  if (!entry || --entry.users > 0) return;
+  running.delete(dataFile);
+  await (await entry.core).close();
+}
+
+async function readOwner(lock: string): Promise<LockOwner | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(lock, "utf8")) as Partial<LockOwner>;
+    return Number.isInteger(owner.pid) && typeof owner.url === "string"
+      ? { pid: owner.pid as number, url: owner.url, lasting: owner.lasting === true }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the owner's process still runs and its core takes connections (a pid may have been reused). */
+async function isServing(owner: LockOwner): Promise<boolean> {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  let url: URL;
+  try {
+    url = new URL(owner.url);
+  } catch {
+    return false;
+  }
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) });
+    const done = (serving: boolean) => {
+      socket.destroy();
+      resolve(serving);
+    };
+    socket.setTimeout(connectTimeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+async function ageMs(path: string): Promise<number> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+function busyError(dataFile: string, owner: LockOwner): BassError {
+  return new BassError(
+    "FILE_UNREADABLE",
+    `the mock core's data file ${dataFile} has been in use by process ${owner.pid} for over ${waitLimitMs / 1000} s; wait for it to end, or give this project its own mockcore.data`,
+  );
+}
+
+function lockError(lock: string, error: unknown): BassError {
+  return new BassError(
+    "FILE_UNREADABLE",
+    `cannot take the mock core's lock file ${lock}: ${(error as Error).message}`,
+  );
+}

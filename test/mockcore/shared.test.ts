@@ -1,0 +1,167 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { cpSync, existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { startSharedMockcore } from "../../src/mockcore/shared.js";
+import { createTempDir, runCli } from "../_helpers.js";
+
+const bin = join(import.meta.dirname, "../../bin/bass.js");
+const samples = join(import.meta.dirname, "../../samples");
+
+/** Whether the core at `url` answers a GET of a demo person. */
+async function answers(url: string): Promise<boolean> {
+  return fetch(`${url}/core/v1/persons/P000001`).then(
+    (response) => response.ok,
+    () => false,
+  );
+}
+
+/** `bass mockcore --data FILE` of the built CLI in a child process, once it listens. */
+async function spawnMockcore(dataFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [bin, "mockcore", "--data", dataFile, "--port", "0"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  onTestFinished(() => {
+    child.kill("SIGKILL");
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let printed = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString("utf8");
+      const found = /listening on (http:\/\/[\d.:]+)/.exec(printed)?.[1];
+      if (found) resolve(found);
+    });
+    child.once("exit", () => reject(new Error(`bass mockcore ended: ${printed}`)));
+  });
+  return { child, url };
+}
+
+/** A TCP server on a free loopback port, closed when the test ends. */
+async function listening(): Promise<{ server: Server; url: string }> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => {
+    server.close();
+  });
+  const address = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${address.port}` };
+}
+
+describe("the mock core on a data file, shared", () => {
+  it("is one core per data file in a process, closed with its last user, lock and all", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    const first = await startSharedMockcore({ dataFile, lasting: false });
+    const second = await startSharedMockcore({ dataFile, lasting: true });
+    expect(second.url).toBe(first.url);
+    expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toEqual({
+      pid: process.pid,
+      url: first.url,
+      lasting: false,
+    });
+    await first.close();
+    expect(await answers(second.url)).toBe(true);
+    await second.close();
+    expect(await answers(second.url)).toBe(false);
+    expect(existsSync(`${dataFile}.lock`)).toBe(false);
+    expect(existsSync(dataFile)).toBe(true);
+  });
+
+  it("sends another process's requests to a lasting owner, and bass mockcore refuses the same file", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    const owner = await spawnMockcore(dataFile);
+    const shared = await startSharedMockcore({ dataFile, lasting: false });
+    expect(shared).toMatchObject({ url: owner.url, ownerPid: owner.child.pid });
+    await shared.close();
+    expect(await answers(owner.url)).toBe(true);
+
+    const second = await runCli(["mockcore", "--data", dataFile, "--port", "0"], { cwd: createTempDir() });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(
+      `is in use by the mock core at ${owner.url} (process ${owner.child.pid})`,
+    );
+  });
+
+  it("waits for a short owner to let go, then starts its own core on the file", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    const busy = await listening();
+    writeFileSync(`${dataFile}.lock`, JSON.stringify({ pid: process.pid, url: busy.url, lasting: false }));
+    const events: string[] = [];
+    const started = startSharedMockcore({ dataFile, lasting: false }).then((core) => {
+      events.push("started");
+      return core;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    events.push("released");
+    rmSync(`${dataFile}.lock`);
+    const core = await started;
+    onTestFinished(() => core.close());
+    expect(events).toEqual(["released", "started"]);
+    expect(core.url).not.toBe(busy.url);
+    expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toMatchObject({ url: core.url });
+  });
+
+  it.each([
+    ["whose process has ended", async () => ({ pid: await endedPid(), url: (await listening()).url })],
+    ["whose core no longer listens", async () => ({ pid: process.pid, url: "http://127.0.0.1:9" })],
+  ])("takes over a lock %s", async (_, owner) => {
+    const dataFile = join(createTempDir(), "core.json");
+    writeFileSync(`${dataFile}.lock`, JSON.stringify({ ...(await owner()), lasting: true }));
+    const core = await startSharedMockcore({ dataFile, lasting: false });
+    onTestFinished(() => core.close());
+    expect(core.ownerPid).toBeUndefined();
+    expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toMatchObject({ pid: process.pid });
+  });
+
+  it("takes over an empty lock a crash left, but not one that is being written", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    writeFileSync(`${dataFile}.lock`, "");
+    const aMinuteAgo = (Date.now() - 60_000) / 1000;
+    utimesSync(`${dataFile}.lock`, aMinuteAgo, aMinuteAgo);
+    const core = await startSharedMockcore({ dataFile, lasting: false });
+    onTestFinished(() => core.close());
+    expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toMatchObject({ pid: process.pid });
+  });
+
+  it("lets bass runs started together take turns, so every transfer is kept", async () => {
+    const dir = createTempDir();
+    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    const run = promisify(execFile);
+    const { CORE_URL: _, ...env } = process.env;
+    const transfer = (cents: number) => {
+      const input = join(dir, `transfer-${cents}.json`);
+      writeFileSync(
+        input,
+        JSON.stringify({
+          from_account_number: "1000000001",
+          to_account_number: "1000000002",
+          amount: `1.${String(cents).padStart(2, "0")}`,
+          currency: "USD",
+        }),
+      );
+      return run(process.execPath, [bin, "run", "monetary-internal-transfers.create", "--input", input], {
+        cwd: dir,
+        env,
+      });
+    };
+    await transfer(0);
+    const balance = () => {
+      const ledger = JSON.parse(readFileSync(join(dir, ".bass", "mockcore.json"), "utf8"));
+      return ledger.accounts.find(
+        (account: { accountNumber: string }) => account.accountNumber === "1000000001",
+      ).balances.ledger;
+    };
+    const before = Number(balance());
+    await Promise.all([1, 2, 3, 4].map(transfer));
+    expect(Number(balance())).toBeCloseTo(before - 4.1, 2);
+    expect(existsSync(join(dir, ".bass", "mockcore.json.lock"))).toBe(false);
+  }, 60_000);
+});
+
+/** The pid of a process that has ended. */
+async function endedPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", "0"]);
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid ?? 0;
+}
