@@ -37,7 +37,8 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   const load = { cwd: options.cwd, env: options.env };
   const project = resolveProject({ ...load, projectDir: options.project });
   const definition = findDefinition(name, project.definitionFiles, load);
-  const context = createReferenceContext(project.config);
+  // A run does not use request_schema, which only serve checks bodies against.
+  const context = createReferenceContext(project.config, { requestSchemas: false });
   const issues = [...lintProjectFile(project.config), ...lintDefinition(definition, context).issues];
   assertUsable(issues, `integration ${name}`);
   for (const warning of issues)

@@ -112,3 +112,20 @@ describe("an adapter module that cannot be loaded", () => {
     }
   });
 });
+
+describe("a request_schema serve could not compile", () => {
+  it("fails validate and serve, and leaves run and test alone, which do not use it", async () => {
+    const dir = project(
+      { request_schema: { type: 12 }, on_success_hook: "output.payload = { ok: true }" },
+      {},
+    );
+    const validate = await runCli(["validate"], { cwd: dir });
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain("request-schema");
+    const run = await runCli(["run", "a", "--input", "input.json", "--json"], { cwd: dir });
+    expect([run.code, JSON.parse(run.stdout).output.payload]).toEqual([0, { ok: true }]);
+    const serve = await runCli(["serve", "--port", "0"], { cwd: dir });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain("request_schema is not a JSON Schema 2020-12");
+  });
+});

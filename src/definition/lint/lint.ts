@@ -16,8 +16,8 @@ export interface DefinitionLint {
 }
 
 /** Every finding of a project: its files' own problems, each definition's rules, and clashes between definitions. */
-export function lintProject(project: LoadedProject): Issue[] {
-  const context = createReferenceContext(project.config);
+export function lintProject(project: LoadedProject, options: LintOptions = {}): Issue[] {
+  const context = createReferenceContext(project.config, options);
   const lints = project.definitions.map((definition) => lintDefinition(definition, context));
   return collectIssues([...project.issues, ...lintProjectFile(project.config)], lints);
 }
@@ -29,10 +29,21 @@ export function collectIssues(projectIssues: readonly Issue[], lints: readonly D
   );
 }
 
+export interface LintOptions {
+  /** Check each `request_schema` (default true); only serve uses them. */
+  requestSchemas?: boolean;
+}
+
 /** What references in definitions are checked against: the systems of a usable project file, as written. */
-export function createReferenceContext(config: LoadedFile<ProjectConfig> | undefined): ReferenceContext {
+export function createReferenceContext(
+  config: LoadedFile<ProjectConfig> | undefined,
+  options: LintOptions = {},
+): ReferenceContext {
   const usable = config !== undefined && !hasFailures(config.issues);
-  return { systems: usable ? ((config.source.value as ProjectConfig | null)?.systems ?? {}) : undefined };
+  return {
+    systems: usable ? ((config.source.value as ProjectConfig | null)?.systems ?? {}) : undefined,
+    requestSchemas: options.requestSchemas ?? true,
+  };
 }
 
 /** The project file's own findings. */
