@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
+import type { Dispatcher } from "undici";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createHttpAdapter } from "../../src/adapters/http.js";
 import type { SystemConfig } from "../../src/definition/types.js";
@@ -327,6 +328,40 @@ describe("http adapter: transport failures", () => {
     const response = await execute(server.url, { service_path: "/slow", method: "GET" }, { timeout_ms: 80 });
     expect(failed(response)).toContain("no complete answer within 80 ms");
   });
+
+  it.each([
+    ["times out", { timeout_ms: 40 }, () => undefined, "core: GET /t: no complete answer within 40 ms"],
+    ["stops on the run's abort", { timeout_ms: 5000 }, () => AbortSignal.timeout(40), "aborted"],
+  ])(
+    "%s while the request waits for a connection, and cancels it once it gets one",
+    async (_, config, runSignal, message) => {
+      let handler: Dispatcher.DispatchHandler | undefined;
+      // A pool whose connections are all busy: it holds the request and starts it later.
+      const dispatcher = {
+        dispatch: (_options: unknown, queued: Dispatcher.DispatchHandler) => {
+          handler = queued;
+          return false;
+        },
+      } as unknown as Dispatcher;
+      const adapter = createHttpAdapter(
+        { name: "core", config: { adapter: "http", base_url: "http://core.test", ...config } },
+        { dispatcher },
+      );
+      const response = await adapter.execute(
+        { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+        callContext(runSignal()),
+      );
+      expect(response).toEqual({ success: false, payload: null, messages: [message] });
+      const aborted: Error[] = [];
+      const controller = {
+        abort: (reason: Error) => {
+          aborted.push(reason);
+        },
+      };
+      handler?.onRequestStart?.(controller as unknown as Dispatcher.DispatchController, {});
+      expect(aborted).toHaveLength(1);
+    },
+  );
 
   it("stops when the run aborts", async () => {
     const server = await startTestServer(() => {});
