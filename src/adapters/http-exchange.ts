@@ -1,4 +1,4 @@
-import type { Dispatcher } from "undici";
+import { type Dispatcher, errors } from "undici";
 import type { PreparedRequest } from "./http-request.js";
 
 /** How one request ended: an answer (its body as text), a body over the limit, a stop, or a transport error. */
@@ -35,6 +35,9 @@ export function sendRequest(
   const { timeoutMs, maxResponseBytes, signal } = options;
   return new Promise((resolve) => {
     if (signal.aborted) return resolve({ kind: "aborted" });
+    // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
+    if (request.method === "CONNECT")
+      return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
     let controller: Dispatcher.DispatchController | undefined;
     let ended: Exchange | undefined;
     let status = 0;

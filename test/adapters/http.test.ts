@@ -410,6 +410,17 @@ describe("http adapter: transport failures", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("fails a CONNECT without sending it", async () => {
+    const server = await answering(200, "text/plain", "ok");
+    const response = await execute(
+      server.url,
+      { service_path: "/t", method: "connect" },
+      { timeout_ms: 5000 },
+    );
+    expect(failed(response)).toBe("core: CONNECT /t: the request cannot be sent (invalid method)");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("fails calls after close", async () => {
     const server = await answering(200, "text/plain", "ok");
     const adapter = adapterFor(server.url);
