@@ -1,5 +1,4 @@
 import { STATUS_CODES } from "node:http";
-import type { Readable } from "node:stream";
 import { XMLParser } from "fast-xml-parser";
 import type { AdapterResponse } from "./adapter.js";
 import { isRecord } from "./http-request.js";
@@ -11,30 +10,8 @@ const MESSAGE_CHARS = 1024;
 /** The most of a response body the adapter reads, 10 MiB (SPEC §12: no unbounded memory from a body). */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-// Strips a byte order mark, as undici's body.text() does.
-const utf8 = new TextDecoder();
-
 // Values stay strings: account numbers keep their leading zeros and money never becomes a float.
 const xmlParser = new XMLParser({ ignoreAttributes: false, parseTagValue: false });
-
-/**
- * A response body as UTF-8 text, or `undefined` as soon as it passes `limit` bytes: reading stops
- * there and the body is destroyed, which aborts the request and closes its connection, so at most
- * `limit` bytes are ever held.
- */
-export async function readBodyText(body: Readable, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return utf8.decode(Buffer.concat(chunks, size));
-}
 
 /** The adapter response for an HTTP answer: the body parsed by its content type, errors as messages. */
 export function parseHttpResponse(

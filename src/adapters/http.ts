@@ -2,8 +2,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type Dispatcher, Pool } from "undici";
 import type { SystemConfig } from "../definition/types.js";
 import type { Adapter, AdapterCallContext, AdapterResponse } from "./adapter.js";
+import { sendRequest } from "./http-exchange.js";
 import { type PreparedRequest, parseBaseUrl, prepareRequest } from "./http-request.js";
-import { MAX_RESPONSE_BYTES, parseHttpResponse, readBodyText } from "./http-response.js";
+import { MAX_RESPONSE_BYTES, parseHttpResponse } from "./http-response.js";
 import { backoffDelay, isRetryableStatus, isRetryableTransportError, mayRepeat } from "./http-retry.js";
 
 export interface HttpAdapterOptions {
@@ -21,9 +22,6 @@ interface Attempt {
   response: AdapterResponse;
   retryable: boolean;
 }
-
-const ABORTED = Symbol("aborted");
-const TIMED_OUT = Symbol("timed out");
 
 /** The `http` adapter of one system: a keep-alive pool for its base_url, retries for idempotent calls. */
 export function createHttpAdapter(
@@ -43,48 +41,44 @@ export function createHttpAdapter(
   let closing: Promise<void> | undefined;
 
   async function attempt(request: PreparedRequest, signal: AbortSignal): Promise<Attempt> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(TIMED_OUT), timeoutMs);
-    const onAbort = () => controller.abort(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    const where = `${name}: ${request.method} ${request.path.split("?")[0]}`;
-    try {
-      const response = await dispatcher.request({
-        origin: base.origin,
-        path: request.path,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: controller.signal,
-      });
-      const text = await readBodyText(response.body, maxResponseBytes);
+    const exchange = await sendRequest(dispatcher, request, {
+      origin: base.origin,
+      timeoutMs,
+      maxResponseBytes,
+      signal,
+    });
+    const where = () => `${name}: ${request.method} ${request.path.split("?")[0]}`;
+    switch (exchange.kind) {
+      case "answer":
+        return {
+          response: parseHttpResponse(exchange.status, exchange.contentType, exchange.text),
+          retryable: isRetryableStatus(exchange.status),
+        };
       // The same request would get the same body again: no retry.
-      if (text === undefined)
+      case "too large":
         return {
           response: {
             success: false,
-            status: response.statusCode,
+            status: exchange.status,
             payload: null,
-            messages: [`${where}: the response body is larger than the limit of ${maxResponseBytes} bytes`],
+            messages: [`${where()}: the response body is larger than the limit of ${maxResponseBytes} bytes`],
           },
           retryable: false,
         };
-      return {
-        response: parseHttpResponse(response.statusCode, response.headers["content-type"], text),
-        retryable: isRetryableStatus(response.statusCode),
-      };
-    } catch (error) {
-      if (controller.signal.reason === ABORTED) return { response: failure("aborted"), retryable: false };
-      if (controller.signal.reason === TIMED_OUT)
-        return { response: failure(`${where}: no complete answer within ${timeoutMs} ms`), retryable: true };
-      const code = errorCode(error);
-      return {
-        response: failure(`${where}: ${describeTransportError(code, error)}`),
-        retryable: isRetryableTransportError(code),
-      };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      case "aborted":
+        return { response: failure("aborted"), retryable: false };
+      case "timed out":
+        return {
+          response: failure(`${where()}: no complete answer within ${timeoutMs} ms`),
+          retryable: true,
+        };
+      case "failed": {
+        const code = errorCode(exchange.error);
+        return {
+          response: failure(`${where()}: ${describeTransportError(code, exchange.error)}`),
+          retryable: isRetryableTransportError(code),
+        };
+      }
     }
   }
 

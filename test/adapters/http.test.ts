@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
+import type { Dispatcher } from "undici";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createHttpAdapter } from "../../src/adapters/http.js";
 import type { SystemConfig } from "../../src/definition/types.js";
@@ -328,6 +329,40 @@ describe("http adapter: transport failures", () => {
     expect(failed(response)).toContain("no complete answer within 80 ms");
   });
 
+  it.each([
+    ["times out", { timeout_ms: 40 }, () => undefined, "core: GET /t: no complete answer within 40 ms"],
+    ["stops on the run's abort", { timeout_ms: 5000 }, () => AbortSignal.timeout(40), "aborted"],
+  ])(
+    "%s while the request waits for a connection, and cancels it once it gets one",
+    async (_, config, runSignal, message) => {
+      let handler: Dispatcher.DispatchHandler | undefined;
+      // A pool whose connections are all busy: it holds the request and starts it later.
+      const dispatcher = {
+        dispatch: (_options: unknown, queued: Dispatcher.DispatchHandler) => {
+          handler = queued;
+          return false;
+        },
+      } as unknown as Dispatcher;
+      const adapter = createHttpAdapter(
+        { name: "core", config: { adapter: "http", base_url: "http://core.test", ...config } },
+        { dispatcher },
+      );
+      const response = await adapter.execute(
+        { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+        callContext(runSignal()),
+      );
+      expect(response).toEqual({ success: false, payload: null, messages: [message] });
+      const aborted: Error[] = [];
+      const controller = {
+        abort: (reason: Error) => {
+          aborted.push(reason);
+        },
+      };
+      handler?.onRequestStart?.(controller as unknown as Dispatcher.DispatchController, {});
+      expect(aborted).toHaveLength(1);
+    },
+  );
+
   it("stops when the run aborts", async () => {
     const server = await startTestServer(() => {});
     const controller = new AbortController();
@@ -372,6 +407,17 @@ describe("http adapter: transport failures", () => {
       { retries: { max: 3, backoff_ms: 1 } },
     );
     expect(failed(response)).toContain("core: GET /t: the request cannot be sent");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("fails a CONNECT without sending it", async () => {
+    const server = await answering(200, "text/plain", "ok");
+    const response = await execute(
+      server.url,
+      { service_path: "/t", method: "connect" },
+      { timeout_ms: 5000 },
+    );
+    expect(failed(response)).toBe("core: CONNECT /t: the request cannot be sent (invalid method)");
     expect(server.requests).toHaveLength(0);
   });
 

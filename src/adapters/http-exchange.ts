@@ -1,0 +1,99 @@
+import { type Dispatcher, errors } from "undici";
+import type { PreparedRequest } from "./http-request.js";
+
+/** How one request ended: an answer (its body as text), a body over the limit, a stop, or a transport error. */
+export type Exchange =
+  | { kind: "answer"; status: number; contentType: string | string[] | undefined; text: string }
+  | { kind: "too large"; status: number }
+  | { kind: "aborted" }
+  | { kind: "timed out" }
+  | { kind: "failed"; error: Error };
+
+export interface SendRequestOptions {
+  origin: string;
+  /** The whole exchange, from sending to the body's last byte. */
+  timeoutMs: number;
+  /** A longer body ends the exchange unread, and its connection with it. */
+  maxResponseBytes: number;
+  signal: AbortSignal;
+}
+
+// Strips a byte order mark, as undici's body.text() does.
+const utf8 = new TextDecoder();
+
+/**
+ * Sends `request` through `dispatcher` and collects the answer's body, at most `maxResponseBytes` of it.
+ * A handler of undici's dispatch API, not `request()`: no body stream, no promise per chunk, and a stop
+ * (time-out, abort, body over the limit) ends the exchange at once, also while it waits for a connection.
+ * Never rejects.
+ */
+export function sendRequest(
+  dispatcher: Dispatcher,
+  request: PreparedRequest,
+  options: SendRequestOptions,
+): Promise<Exchange> {
+  const { timeoutMs, maxResponseBytes, signal } = options;
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve({ kind: "aborted" });
+    // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
+    if (request.method === "CONNECT")
+      return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
+    let controller: Dispatcher.DispatchController | undefined;
+    let ended: Exchange | undefined;
+    let status = 0;
+    let contentType: string | string[] | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+
+    const end = (exchange: Exchange) => {
+      if (ended) return;
+      ended = exchange;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(exchange);
+    };
+    // Ends the exchange and undici's request with it (closing its connection); a request still waiting
+    // for a connection is stopped as soon as it gets one.
+    const stop = (exchange: Exchange) => {
+      end(exchange);
+      controller?.abort(new Error(exchange.kind));
+    };
+    const onAbort = () => stop({ kind: "aborted" });
+    const timer = setTimeout(() => stop({ kind: "timed out" }), timeoutMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+        if (ended) started.abort(new Error(ended.kind));
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        // 1xx answers are interim: the final one follows.
+        if (statusCode < 200) return;
+        status = statusCode;
+        contentType = headers["content-type"];
+      },
+      onResponseData(_controller, chunk) {
+        size += chunk.length;
+        if (size > maxResponseBytes) stop({ kind: "too large", status });
+        else chunks.push(chunk);
+      },
+      onResponseEnd() {
+        const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        end({ kind: "answer", status, contentType, text: utf8.decode(body) });
+      },
+      onResponseError(_controller, error) {
+        end({ kind: "failed", error });
+      },
+    };
+    const { method, path, headers, body } = request;
+    try {
+      dispatcher.dispatch(
+        { origin: options.origin, method: method as Dispatcher.HttpMethod, path, headers, body },
+        handler,
+      );
+    } catch (error) {
+      end({ kind: "failed", error: error as Error });
+    }
+  });
+}
