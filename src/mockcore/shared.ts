@@ -30,8 +30,11 @@ export interface SharedMockcoreOptions extends StartMockcoreOptions {
   lasting: boolean;
 }
 
-/** A lock file with no owner written yet is being written this long at most; older, it is a crash's leftover. */
-const writingMs = 2000;
+/**
+ * A lock with no owner written yet, or whose process runs but whose core does not answer, is given this
+ * long: its owner may be starting or closing. After that it is a crash's leftover, or its pid was reused.
+ */
+const graceMs = 2000;
 const connectTimeoutMs = 500;
 
 /** How long a process waits for a short one to let go of the data file. */
@@ -58,6 +61,8 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
   const lock = `${dataFile}.lock`;
   await mkdir(dirname(lock), { recursive: true });
   const deadline = Date.now() + waitLimitMs;
+  // When the owner's process was first seen running with a core that did not answer.
+  let silentSince: number | undefined;
   for (;;) {
     let fd: number;
     try {
@@ -65,14 +70,21 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(lock, error);
       const owner = await readOwner(lock);
-      if (owner && (await isServing(owner))) {
+      const state = owner ? await stateOf(owner) : "unknown";
+      if (state === "silent") silentSince ??= Date.now();
+      if (owner && state === "serving") {
         if (owner.lasting) return { url: owner.url, ownerPid: owner.pid, close: async () => {} };
         if (Date.now() > deadline) throw busyError(dataFile, owner);
         await sleep(50);
-      } else if (owner === undefined && (await ageMs(lock)) < writingMs) {
+      } else if (state === "silent" && Date.now() - (silentSince ?? 0) < graceMs) {
+        // Most likely closing: its core stops listening, then writes its last changes, then lets go.
+        await sleep(50);
+      } else if (state === "unknown" && (await ageMs(lock)) < graceMs) {
+        // Being written: the owner writes its pid and url once its core listens.
         await sleep(20);
       } else {
         await removeFile(lock);
+        silentSince = undefined;
       }
       continue;
     }
@@ -131,16 +143,21 @@ async function readOwner(lock: string): Promise<LockOwner | undefined> {
   }
 }
 
-/** Whether the owner's process still runs and its core takes connections (a pid may have been reused). */
-async function isServing(owner: LockOwner): Promise<boolean> {
+/** Whether the owner's process has ended, or runs with its core taking connections, or runs without. */
+async function stateOf(owner: LockOwner): Promise<"gone" | "serving" | "silent"> {
   try {
     process.kill(owner.pid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return "gone";
   }
+  return (await answers(owner.url)) ? "serving" : "silent";
+}
+
+/** Whether something takes connections at `url`'s host and port. */
+async function answers(address: string): Promise<boolean> {
   let url: URL;
   try {
-    url = new URL(owner.url);
+    url = new URL(address);
   } catch {
     return false;
   }
