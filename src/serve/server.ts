@@ -1,5 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse as NodeResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerResponse as NodeResponse,
+  STATUS_CODES,
+} from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { BassError } from "../errors.js";
 import type { HandledResponse, ServeRequest } from "./handler.js";
 import { createProblem, problemResponse } from "./problem.js";
@@ -42,6 +48,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       .finally(() => {
         if (--inFlight === 0) drained?.();
       });
+  });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = answerUnparsed(error, socket);
+    // Its method and path could not be read.
+    if (status) options.log(`- - ${status} 0 ms`);
   });
   await new Promise<void>((resolve, reject) => {
     // A port in use or a host that is not this machine's is the user's to fix, not a crash.
@@ -138,4 +149,32 @@ function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array |
     request.on("end", () => resolve(Buffer.concat(chunks)));
     request.on("error", reject);
   });
+}
+
+/**
+ * A request Node's parser refused before bass saw it (a request line or header that is not HTTP, headers
+ * over the size limit, a body cut short) gets a problem like every other error, instead of Node's bare
+ * 400 or 431, and its connection is closed: what follows on it cannot be read. Returns the status sent,
+ * if any (none to a client that has gone).
+ */
+function answerUnparsed(error: NodeJS.ErrnoException, socket: Duplex): number | undefined {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return undefined;
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+  const detail =
+    status === 431
+      ? `the request's headers are larger than ${maxHeaderSize} bytes`
+      : "the request is not valid HTTP/1.1 and cannot be read";
+  const { headers, body } = problemResponse(createProblem(status, detail));
+  const head = Object.entries({
+    ...headers,
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+  return status;
 }
