@@ -1,4 +1,4 @@
-import { loopVariables, specialFunctionNames } from "../definition/cells.js";
+import { loopVariables } from "../definition/cells.js";
 import type { Namespace } from "./cell.js";
 import { setOwn } from "./paths.js";
 import type { InputData, OutputData } from "./record.js";
@@ -15,13 +15,11 @@ interface EndOptions {
 /** The namespace of one run: input, output, each formula variable (null), loop variables and special functions. */
 export function createNamespace(state: RunState, input: InputData, output: OutputData): Namespace {
   const namespace: Namespace = Object.create(null);
-  const reserved = new Set<string>(["input", "output", ...specialFunctionNames, ...loopVariables]);
+  // Known when the integration was compiled: input, output, special functions, loop and formula variables.
+  const reserved = state.integration.namespaceNames;
   namespace.input = input;
   namespace.output = output;
-  for (const request of state.integration.serviceRequests) {
-    namespace[request.formulaVariable] = null;
-    reserved.add(request.formulaVariable);
-  }
+  for (const request of state.integration.serviceRequests) namespace[request.formulaVariable] = null;
   for (const name of loopVariables) namespace[name] = undefined;
 
   const log =

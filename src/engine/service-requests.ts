@@ -7,7 +7,6 @@ import type { Item } from "./record.js";
 import {
   addItem,
   callCell,
-  callOptional,
   type FailureKind,
   RunEnded,
   type RunState,
@@ -71,8 +70,11 @@ async function runCall(
   setSlot: (slot: CallSlot) => void,
 ): Promise<CallFailure | undefined> {
   const bindings = { sritem, sridx };
-  const hook = (name: keyof CompiledServiceRequest["hooks"]) =>
-    withBindings(state, bindings, () => callOptional(state, request.hooks[name]));
+  const hook = (name: keyof CompiledServiceRequest["hooks"]) => {
+    const cell = request.hooks[name];
+    // Most of the eight hooks are absent: no loop variables are bound for them.
+    if (cell) withBindings(state, bindings, () => callCell(state, cell));
+  };
   const started = performance.now();
   let failure: CallFailure | undefined;
   const failWith = (kind: FailureKind, details: string[]) => {
@@ -95,6 +97,7 @@ async function runCall(
     const payload = withBindings(state, bindings, () => applyFieldMappings(state, request));
     slot = { request: { service_name: request.serviceName, payload }, response: null };
     setSlot(slot);
+    if (request.requestRules.length === 0) return;
     const rules = runRules(state, request.requestRules, bindings);
     if (rules.aborted) failWith("validation", rules.messages);
   });
@@ -117,7 +120,7 @@ async function runCall(
   slot.response = response;
   const item = addRequestItem(state, request, sridx, started, slot.request.payload, response);
   guard(() => {
-    if (item.response) {
+    if (item.response && request.responseMasks.length > 0) {
       const short = applyMasks(state, request.responseMasks, item.response.payload, bindings);
       if (short.length)
         failWith(
@@ -127,7 +130,7 @@ async function runCall(
     }
   });
   if (!response.success) failWith(timedOut ? "timeout" : "service", response.messages);
-  if (response.success && !failure) {
+  if (response.success && !failure && request.responseRules.length > 0) {
     guard(() => {
       const rules = runRules(state, request.responseRules, bindings);
       if (rules.aborted) failWith("validation", rules.messages);
