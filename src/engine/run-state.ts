@@ -22,49 +22,19 @@ export interface RunState {
   cellTimeoutMs: number;
   /** performance.now() time at which the whole run times out. */
   runDeadline: number;
-  /** Made on the first adapter call: aborts adapters and settles when the run times out. */
-  runTimer: RunTimer | undefined;
+  /** Made when an adapter first asks for the signal; aborted when the run times out waiting on an adapter. */
+  abort: AbortController | undefined;
   /** The §12 default payload the engine set, so that it can be masked if it is still the answer at the end. */
   defaultPayload: unknown;
   clock: () => Date;
 }
 
-export interface RunTimer {
-  signal: AbortSignal;
-  /** Settles when the run times out. */
-  expired: Promise<void>;
-  hasExpired(): boolean;
-  cancel(): void;
-}
-
-/** The run's timer for adapter calls, made once per run (not per call: it is on every call's path). */
-export function runTimerOf(state: RunState): RunTimer {
-  if (state.runTimer) return state.runTimer;
+/** The signal adapters get: aborted once the run is past its time limit. */
+export function runSignal(state: RunState): AbortSignal {
   // Most adapters never look at the signal, and an AbortController costs more than the rest of a call.
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let done = false;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(
-      () => {
-        done = true;
-        controller?.abort();
-        resolve();
-      },
-      Math.max(0, state.runDeadline - performance.now()),
-    );
-  });
-  state.runTimer = {
-    get signal() {
-      controller ??= new AbortController();
-      if (performance.now() > state.runDeadline) controller.abort();
-      return controller.signal;
-    },
-    expired,
-    hasExpired: () => done,
-    cancel: () => clearTimeout(timer),
-  };
-  return state.runTimer;
+  state.abort ??= new AbortController();
+  if (performance.now() > state.runDeadline) state.abort.abort();
+  return state.abort.signal;
 }
 
 /** Thrown after a cell that called `end()` returns: it unwinds the pipeline to finally_hook. */

@@ -92,7 +92,7 @@ export function startIntegration(
     maskedValues: new Set(),
     cellTimeoutMs: options.cellTimeoutMs,
     runDeadline: performance.now() + runTimeoutMs,
-    runTimer: undefined,
+    abort: undefined,
     defaultPayload: undefined,
     clock,
   };
@@ -115,7 +115,6 @@ export function startIntegration(
     ? maskRecord(buildRecord(state, "running", clock), scrub())
     : undefined;
   const completion = steps.then(() => {
-    state.runTimer?.cancel();
     const final = checkOutput(state);
     const scrubber = scrub();
     // The §12 default output is masked, also where serve sends it: it may echo input in its details.

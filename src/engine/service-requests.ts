@@ -1,5 +1,6 @@
 import type { AdapterResolver, AdapterResponse } from "../adapters/adapter.js";
 import type { CompiledServiceRequest } from "./compile.js";
+import { timedOut, withinDeadline } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
 import { applyFieldMappings } from "./mappings.js";
 import { applyMasks } from "./masks.js";
@@ -10,7 +11,7 @@ import {
   type FailureKind,
   RunEnded,
   type RunState,
-  runTimerOf,
+  runSignal,
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
@@ -149,7 +150,6 @@ async function execute(
   prepared: CallSlot["request"],
   sridx: number | null,
 ): Promise<{ response: AdapterResponse; timedOut: boolean }> {
-  const timer = runTimerOf(state);
   try {
     const adapter = adapters(request.system);
     const context = {
@@ -157,18 +157,19 @@ async function execute(
       formulaVariable: request.formulaVariable,
       sridx,
       get signal() {
-        return timer.signal;
+        return runSignal(state);
       },
     };
-    const answer = await Promise.race([
+    const answer = await withinDeadline(
       adapter.execute(snapshot(prepared) as CallSlot["request"], context),
-      timer.expired,
-    ]);
-    if (answer === undefined && timer.hasExpired()) {
+      state.runDeadline,
+      () => state.abort?.abort(),
+    );
+    if (answer === timedOut) {
       const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
       return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
     }
-    return { response: normalizeResponse(answer as AdapterResponse), timedOut: false };
+    return { response: normalizeResponse(answer), timedOut: false };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { response: { success: false, payload: null, messages: [message] }, timedOut: false };
