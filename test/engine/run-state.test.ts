@@ -63,3 +63,22 @@ before_hook: ${JSON.stringify(`keep({ ${name}: 1 })`)}
     expect(result.output.payload).toBe(2);
   });
 });
+
+describe("a run's namespace inherits no name", () => {
+  it.each(["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"])(
+    "%s is not defined in a cell",
+    async (name) => {
+      const result = await runDefinition(
+        `name: inherits\non_success_hook: ${JSON.stringify(`output.payload = [typeof ${name}, String(${name})]`)}\n`,
+        { payload: {} },
+      );
+      expect(result.status).toBe("failure");
+      expect(result.record.items).toContainEqual(
+        expect.objectContaining({
+          kind: "FAILURE",
+          error: expect.objectContaining({ message: expect.stringContaining(`${name} is not defined`) }),
+        }),
+      );
+    },
+  );
+});
