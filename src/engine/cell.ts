@@ -6,7 +6,7 @@ import type { Position, ValuePath } from "../definition/yaml-source.js";
 import { BassError } from "../errors.js";
 import { cellGlobals } from "./globals.js";
 
-/** The names every cell of one run sees (SPEC §4.2): a null-prototype object, one per run. */
+/** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
 
 /** A cell compiled once per definition and run many times. */

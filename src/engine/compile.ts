@@ -80,6 +80,8 @@ export interface CompiledIntegration {
   inputRules: CompiledRule[];
   serviceRequests: CompiledServiceRequest[];
   valueMappers: ReadonlyMap<string, (value: unknown) => unknown>;
+  /** The names every run's namespace has from its start, which `keep` may not replace (SPEC §4.2). */
+  namespaceNames: ReadonlySet<string>;
 }
 
 /** Items in `sequence` order (default 0), ties in file order, each with its index in the file. */
@@ -235,5 +237,6 @@ export function compileIntegration(loaded: LoadedDefinition): CompiledIntegratio
     inputRules: rulesOf("INPUT"),
     serviceRequests,
     valueMappers,
+    namespaceNames,
   };
 }

@@ -22,49 +22,19 @@ export interface RunState {
   cellTimeoutMs: number;
   /** performance.now() time at which the whole run times out. */
   runDeadline: number;
-  /** Made on the first adapter call: aborts adapters and settles when the run times out. */
-  runTimer: RunTimer | undefined;
+  /** Made when an adapter first asks for the signal; aborted when the run times out waiting on an adapter. */
+  abort: AbortController | undefined;
   /** The §12 default payload the engine set, so that it can be masked if it is still the answer at the end. */
   defaultPayload: unknown;
   clock: () => Date;
 }
 
-export interface RunTimer {
-  signal: AbortSignal;
-  /** Settles when the run times out. */
-  expired: Promise<void>;
-  hasExpired(): boolean;
-  cancel(): void;
-}
-
-/** The run's timer for adapter calls, made once per run (not per call: it is on every call's path). */
-export function runTimerOf(state: RunState): RunTimer {
-  if (state.runTimer) return state.runTimer;
+/** The signal adapters get: aborted once the run is past its time limit. */
+export function runSignal(state: RunState): AbortSignal {
   // Most adapters never look at the signal, and an AbortController costs more than the rest of a call.
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let done = false;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(
-      () => {
-        done = true;
-        controller?.abort();
-        resolve();
-      },
-      Math.max(0, state.runDeadline - performance.now()),
-    );
-  });
-  state.runTimer = {
-    get signal() {
-      controller ??= new AbortController();
-      if (performance.now() > state.runDeadline) controller.abort();
-      return controller.signal;
-    },
-    expired,
-    hasExpired: () => done,
-    cancel: () => clearTimeout(timer),
-  };
-  return state.runTimer;
+  state.abort ??= new AbortController();
+  if (performance.now() > state.runDeadline) state.abort.abort();
+  return state.abort.signal;
 }
 
 /** Thrown after a cell that called `end()` returns: it unwinds the pipeline to finally_hook. */
@@ -72,11 +42,28 @@ export class RunEnded extends Error {
   override readonly name = "RunEnded";
 }
 
+/** The clock of a run that is given none. */
+export const systemClock = (): Date => new Date();
+
+let lastMillisecond = Number.NaN;
+let lastTimestamp = "";
+
+/** The run clock's time as ISO text; the system clock's text is made once per millisecond, not once per item. */
+export function timestamp(state: RunState): string {
+  if (state.clock !== systemClock) return state.clock().toISOString();
+  const now = Date.now();
+  if (now !== lastMillisecond) {
+    lastMillisecond = now;
+    lastTimestamp = new Date(now).toISOString();
+  }
+  return lastTimestamp;
+}
+
 type NewItem = Item extends infer T ? (T extends Item ? Omit<T, "seq" | "at"> : never) : never;
 
 /** Appends an item to the run history, numbered in order. */
 export function addItem(state: RunState, item: NewItem): Item {
-  const full = { seq: state.items.length + 1, at: state.clock().toISOString(), ...item } as Item;
+  const full = { seq: state.items.length + 1, at: timestamp(state), ...item } as Item;
   state.items.push(full);
   return full;
 }

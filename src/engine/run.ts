@@ -8,7 +8,7 @@ import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
 import type { InputData, Item, OutputData, RunRecord, RunTrigger } from "./record.js";
 import { createRunId } from "./run-id.js";
-import { addItem, callOptional, currentInput, RunEnded, type RunState } from "./run-state.js";
+import { addItem, callOptional, currentInput, RunEnded, type RunState, systemClock } from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
 import { runRules } from "./validation.js";
@@ -77,7 +77,7 @@ export function startIntegration(
       `integration ${integration.name} is not active (active: false in ${integration.file})`,
     );
   }
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const runTimeoutMs = integration.definition.timeout_ms ?? options.runTimeoutMs;
   const state: RunState = {
     id: createRunId(),
@@ -92,7 +92,7 @@ export function startIntegration(
     maskedValues: new Set(),
     cellTimeoutMs: options.cellTimeoutMs,
     runDeadline: performance.now() + runTimeoutMs,
-    runTimer: undefined,
+    abort: undefined,
     defaultPayload: undefined,
     clock,
   };
@@ -109,13 +109,12 @@ export function startIntegration(
   >;
   const scrub = () => createScrubber([...state.maskedValues, ...options.secrets]);
   // Runs at once up to its first wait: by then an async run's INPUT item is masked.
-  const steps = runSteps(state, inputItem, options, runTimeoutMs);
+  const steps = runSteps(state, inputItem, options.adapters, runTimeoutMs);
   // Only an async run shows its record before it ends.
   const started = integration.definition.run_async
     ? maskRecord(buildRecord(state, "running", clock), scrub())
     : undefined;
   const completion = steps.then(() => {
-    state.runTimer?.cancel();
     const final = checkOutput(state);
     const scrubber = scrub();
     // The §12 default output is masked, also where serve sends it: it may echo input in its details.
@@ -123,13 +122,18 @@ export function startIntegration(
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
     const record = maskRecord(buildRecord(state, status, clock), scrubber);
-    const mask = <T>(value: T): T => scrubber(structuredClone(value));
+    const mask = <T>(value: T): T => scrubber(copyOf(value));
     return { runId: state.id, status, output: final, record, mask } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
-  const mask = <T>(value: T): T => scrub()(structuredClone(value));
+  const mask = <T>(value: T): T => scrub()(copyOf(value));
   return { runId: state.id, started, accepted, completion, mask };
+}
+
+/** A copy that masking may change in place; a primitive is its own copy. */
+function copyOf<T>(value: T): T {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
 /** Whether the output's payload is still the engine's own §12 default, untouched by a hook. */
@@ -137,38 +141,44 @@ function isDefaultOutput(state: RunState, output: OutputData): boolean {
   return state.defaultPayload !== undefined && output.payload === state.defaultPayload;
 }
 
+type InputItem = Extract<Item, { kind: "INPUT" }>;
+
+/** Steps 2 to 5 of SPEC §4.4, in order; a step may return a promise to wait for. */
+const steps: readonly ((state: RunState, inputItem: InputItem, adapters: AdapterResolver) => unknown)[] = [
+  // The INPUT item keeps the payload as received, masked before any cell can fail or end the run, so the
+  // record never holds what a mask hides (SPEC §4.8).
+  (state, inputItem) => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
+  // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
+  (state) =>
+    state.integration.definition.run_async ? new Promise((resolve) => setImmediate(resolve)) : undefined,
+  (state) => callOptional(state, state.integration.hooks.before_hook),
+  (state) => {
+    const masks = state.integration.inputMasks;
+    if (masks.length === 0) return;
+    // Masked again after before_hook, so that what a hook copied elsewhere is masked by value too.
+    const short = applyMasks(state, masks, snapshot(currentInput(state).payload));
+    if (short.length)
+      enterFailure(
+        state,
+        "error",
+        short.map((mask) => `mask ${mask.label} was applied fewer times than it must be`),
+      );
+  },
+  (state) => {
+    const outcome = runRules(state, state.integration.inputRules);
+    if (outcome.aborted) enterFailure(state, "validation", outcome.messages);
+  },
+  (state, _inputItem, adapters) => runServiceRequests(state, adapters),
+];
+
 /** Steps 2 to 7 of SPEC §4.4. */
 async function runSteps(
   state: RunState,
-  inputItem: Extract<Item, { kind: "INPUT" }>,
-  options: RunOptions,
+  inputItem: InputItem,
+  adapters: AdapterResolver,
   runTimeoutMs: number,
 ): Promise<void> {
   const { hooks } = state.integration;
-  const steps: (() => unknown)[] = [
-    // The INPUT item keeps the payload as received, masked before any cell can fail or end the run, so the
-    // record never holds what a mask hides (SPEC §4.8).
-    () => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
-    // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
-    () =>
-      state.integration.definition.run_async ? new Promise((resolve) => setImmediate(resolve)) : undefined,
-    () => callOptional(state, hooks.before_hook),
-    () => {
-      // Masked again after before_hook, so that what a hook copied elsewhere is masked by value too.
-      const short = applyMasks(state, state.integration.inputMasks, snapshot(currentInput(state).payload));
-      if (short.length)
-        enterFailure(
-          state,
-          "error",
-          short.map((mask) => `mask ${mask.label} was applied fewer times than it must be`),
-        );
-    },
-    () => {
-      const outcome = runRules(state, state.integration.inputRules);
-      if (outcome.aborted) enterFailure(state, "validation", outcome.messages);
-    },
-    () => runServiceRequests(state, options.adapters),
-  ];
   try {
     for (const step of steps) {
       if (state.failure) break;
@@ -181,7 +191,7 @@ async function runSteps(
         break;
       }
       try {
-        const pending = step();
+        const pending = step(state, inputItem, adapters);
         if (pending instanceof Promise) await pending;
       } catch (error) {
         if (error instanceof RunEnded) throw error;

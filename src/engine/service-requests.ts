@@ -1,5 +1,7 @@
 import type { AdapterResolver, AdapterResponse } from "../adapters/adapter.js";
+import type { ServiceRequestHook } from "../definition/types.js";
 import type { CompiledServiceRequest } from "./compile.js";
+import { timedOut, withinDeadline } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
 import { applyFieldMappings } from "./mappings.js";
 import { applyMasks } from "./masks.js";
@@ -7,11 +9,10 @@ import type { Item } from "./record.js";
 import {
   addItem,
   callCell,
-  callOptional,
   type FailureKind,
   RunEnded,
   type RunState,
-  runTimerOf,
+  runSignal,
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
@@ -32,9 +33,7 @@ export async function runServiceRequests(state: RunState, adapters: AdapterResol
       const bindings = { sritem: null, sridx: null };
       if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
         continue;
-      const failed = await runCall(state, request, adapters, null, null, (slot) => {
-        state.namespace[fv] = slot;
-      });
+      const failed = await runCall(createCall(state, request, bindings, undefined), adapters);
       if (failed && request.abortOnFailure) return enterFailure(state, failed.kind, failed.details);
       continue;
     }
@@ -43,14 +42,10 @@ export async function runServiceRequests(state: RunState, adapters: AdapterResol
     state.namespace[fv] = slots;
     for (const [sridx, sritem] of items.entries()) {
       slots[sridx] = null;
-      if (
-        request.callIf &&
-        !withBindings(state, { sritem, sridx }, () => callCell(state, request.callIf as never))
-      )
+      const bindings = { sritem, sridx };
+      if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
         continue;
-      const failed = await runCall(state, request, adapters, sritem, sridx, (slot) => {
-        slots[sridx] = slot;
-      });
+      const failed = await runCall(createCall(state, request, bindings, slots), adapters);
       if (failed && request.abortOnFailure) return enterFailure(state, failed.kind, failed.details);
     }
   }
@@ -61,81 +56,116 @@ interface CallFailure {
   details: string[];
 }
 
-/** One service call, through its eight hooks in order; says how it failed, or undefined when it succeeded. */
-async function runCall(
+/** One service call in progress: what its steps share (plain data and module functions, no closures per call). */
+interface Call {
+  state: RunState;
+  request: CompiledServiceRequest;
+  bindings: { sritem: unknown; sridx: number | null };
+  /** The formula variable's list with `call_for_each`, where this call's slot goes at `sridx`. */
+  slots: (CallSlot | null)[] | undefined;
+  slot: CallSlot | undefined;
+  failure: CallFailure | undefined;
+}
+
+function createCall(
   state: RunState,
   request: CompiledServiceRequest,
-  adapters: AdapterResolver,
-  sritem: unknown,
-  sridx: number | null,
-  setSlot: (slot: CallSlot) => void,
-): Promise<CallFailure | undefined> {
-  const bindings = { sritem, sridx };
-  const hook = (name: keyof CompiledServiceRequest["hooks"]) =>
-    withBindings(state, bindings, () => callOptional(state, request.hooks[name]));
-  const started = performance.now();
-  let failure: CallFailure | undefined;
-  const failWith = (kind: FailureKind, details: string[]) => {
-    failure ??= { kind, details };
-  };
-  const guard = (work: () => void) => {
-    try {
-      work();
-    } catch (error) {
-      if (error instanceof RunEnded) throw error;
-      const kind = recordError(state, error);
-      failWith(kind, [(error as Error).message]);
-    }
-  };
+  bindings: Call["bindings"],
+  slots: Call["slots"],
+): Call {
+  return { state, request, bindings, slots, slot: undefined, failure: undefined };
+}
 
-  // Prepare: hook, mappings, REQUEST rules.
-  let slot: CallSlot | undefined;
-  guard(() => {
-    hook("before_prepare_request_hook");
-    const payload = withBindings(state, bindings, () => applyFieldMappings(state, request));
-    slot = { request: { service_name: request.serviceName, payload }, response: null };
-    setSlot(slot);
-    const rules = runRules(state, request.requestRules, bindings);
-    if (rules.aborted) failWith("validation", rules.messages);
-  });
-  if (failure || !slot) {
+/** One service call, through its eight hooks in order; says how it failed, or undefined when it succeeded. */
+async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailure | undefined> {
+  const { state, request, bindings } = call;
+  const sridx = bindings.sridx;
+  const started = performance.now();
+
+  guard(call, prepare);
+  const slot = call.slot;
+  if (call.failure || !slot) {
     addRequestItem(state, request, sridx, started, slot?.request.payload ?? null, null);
-    guard(() => hook("after_prepare_request_failure_hook"));
-    guard(() => hook("after_overall_failure_hook"));
-    return failure;
+    runHook(call, "after_prepare_request_failure_hook");
+    runHook(call, "after_overall_failure_hook");
+    return call.failure;
   }
-  guard(() => hook("after_prepare_request_success_hook"));
-  if (!failure) guard(() => hook("before_execute_request_hook"));
-  if (failure) {
+  runHook(call, "after_prepare_request_success_hook");
+  if (!call.failure) runHook(call, "before_execute_request_hook");
+  if (call.failure) {
     addRequestItem(state, request, sridx, started, slot.request.payload, null);
-    guard(() => hook("after_overall_failure_hook"));
-    return failure;
+    runHook(call, "after_overall_failure_hook");
+    return call.failure;
   }
 
   // Execute, then RESPONSE masks and rules.
   const { response, timedOut } = await execute(state, request, adapters, slot.request, sridx);
   slot.response = response;
   const item = addRequestItem(state, request, sridx, started, slot.request.payload, response);
-  guard(() => {
-    if (item.response) {
-      const short = applyMasks(state, request.responseMasks, item.response.payload, bindings);
+  if (item.response && request.responseMasks.length > 0) {
+    const payload = item.response.payload;
+    guard(call, () => {
+      const short = applyMasks(state, request.responseMasks, payload, bindings);
       if (short.length)
         failWith(
+          call,
           "error",
           short.map((mask) => `mask ${mask.label} was applied fewer times than it must be`),
         );
-    }
-  });
-  if (!response.success) failWith(timedOut ? "timeout" : "service", response.messages);
-  if (response.success && !failure) {
-    guard(() => {
-      const rules = runRules(state, request.responseRules, bindings);
-      if (rules.aborted) failWith("validation", rules.messages);
     });
   }
-  guard(() => hook(failure ? "after_execute_request_failure_hook" : "after_execute_request_success_hook"));
-  guard(() => hook(failure ? "after_overall_failure_hook" : "after_overall_success_hook"));
-  return failure;
+  if (!response.success) failWith(call, timedOut ? "timeout" : "service", response.messages);
+  if (response.success && !call.failure && request.responseRules.length > 0) {
+    guard(call, () => {
+      const rules = runRules(state, request.responseRules, bindings);
+      if (rules.aborted) failWith(call, "validation", rules.messages);
+    });
+  }
+  runHook(call, call.failure ? "after_execute_request_failure_hook" : "after_execute_request_success_hook");
+  runHook(call, call.failure ? "after_overall_failure_hook" : "after_overall_success_hook");
+  return call.failure;
+}
+
+/** The prepare step: before_prepare_request_hook, field mappings, the formula variable's request, REQUEST rules. */
+function prepare(call: Call): void {
+  const { state, request, bindings } = call;
+  callHook(call, "before_prepare_request_hook");
+  const payload = withBindings(state, bindings, () => applyFieldMappings(state, request));
+  const slot: CallSlot = { request: { service_name: request.serviceName, payload }, response: null };
+  call.slot = slot;
+  if (call.slots) call.slots[bindings.sridx as number] = slot;
+  else state.namespace[request.formulaVariable] = slot;
+  if (request.requestRules.length === 0) return;
+  const rules = runRules(state, request.requestRules, bindings);
+  if (rules.aborted) failWith(call, "validation", rules.messages);
+}
+
+/** Runs a step of the call: an error fails the call (a FAILURE item), not the run; `end()` still ends the run. */
+function guard(call: Call, step: (call: Call) => void): void {
+  try {
+    step(call);
+  } catch (error) {
+    if (error instanceof RunEnded) throw error;
+    const kind = recordError(call.state, error);
+    failWith(call, kind, [(error as Error).message]);
+  }
+}
+
+/** The call's first failure is the one it reports. */
+function failWith(call: Call, kind: FailureKind, details: string[]): void {
+  call.failure ??= { kind, details };
+}
+
+/** Runs one of the call's hooks as a step of its own (see guard). */
+function runHook(call: Call, name: ServiceRequestHook): void {
+  // Most of the eight hooks are absent: nothing is bound or guarded for them.
+  if (call.request.hooks[name]) guard(call, (current) => callHook(current, name));
+}
+
+/** Runs one of the call's hooks, if the definition has it, with sritem and sridx bound. */
+function callHook(call: Call, name: ServiceRequestHook): void {
+  const cell = call.request.hooks[name];
+  if (cell) withBindings(call.state, call.bindings, () => callCell(call.state, cell));
 }
 
 /** Calls the adapter within the run's time limit; a throw or a time-out is `success: false`, never an uncaught error. */
@@ -146,7 +176,6 @@ async function execute(
   prepared: CallSlot["request"],
   sridx: number | null,
 ): Promise<{ response: AdapterResponse; timedOut: boolean }> {
-  const timer = runTimerOf(state);
   try {
     const adapter = adapters(request.system);
     const context = {
@@ -154,18 +183,19 @@ async function execute(
       formulaVariable: request.formulaVariable,
       sridx,
       get signal() {
-        return timer.signal;
+        return runSignal(state);
       },
     };
-    const answer = await Promise.race([
+    const answer = await withinDeadline(
       adapter.execute(snapshot(prepared) as CallSlot["request"], context),
-      timer.expired,
-    ]);
-    if (answer === undefined && timer.hasExpired()) {
+      state.runDeadline,
+      () => state.abort?.abort(),
+    );
+    if (answer === timedOut) {
       const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
       return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
     }
-    return { response: normalizeResponse(answer as AdapterResponse), timedOut: false };
+    return { response: normalizeResponse(answer), timedOut: false };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { response: { success: false, payload: null, messages: [message] }, timedOut: false };

@@ -1,6 +1,7 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { HistoryStore } from "../engine/history.js";
+import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { handleAdmin } from "./admin.js";
@@ -77,7 +78,8 @@ async function handle(
   url: URL,
   answers: AnswerCache,
 ): Promise<HandledResponse> {
-  const logPath = url.pathname;
+  const pathname = url.pathname;
+  const logPath = pathname;
   const answer = (
     status: number,
     detail: string,
@@ -90,11 +92,11 @@ async function handle(
   const { set, adapters } = context.current();
 
   // SPEC §7's order: match the method and path, then check auth.
-  const isAdmin = url.pathname === "/_bass" || url.pathname.startsWith("/_bass/");
-  const match = isAdmin ? undefined : set.router.match(request.method, url.pathname);
-  if (match?.kind === "not-found") return answer(404, `no endpoint at ${url.pathname}`);
+  const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
+  const match = isAdmin ? undefined : set.router.match(request.method, pathname);
+  if (match?.kind === "not-found") return answer(404, `no endpoint at ${pathname}`);
   if (match?.kind === "method-not-allowed") {
-    return answer(405, `${url.pathname} does not answer ${request.method}`, {
+    return answer(405, `${pathname} does not answer ${request.method}`, {
       allow: match.allow.join(", "),
     });
   }
@@ -118,7 +120,7 @@ async function handle(
   const decision =
     key === undefined
       ? undefined
-      : await context.idempotency.begin(key, requestFingerprint(request.method, url.pathname, request.body));
+      : await context.idempotency.begin(key, requestFingerprint(request.method, pathname, request.body));
   // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
   if (decision?.kind === "replay" && key !== undefined) {
     // The answer itself while this process remembers it; after a restart, the one on disk, masked.
@@ -141,6 +143,7 @@ async function handle(
     });
   }
   try {
+    const search = url.search;
     const response = await runEndpoint(
       context,
       integration,
@@ -150,9 +153,10 @@ async function handle(
         payload: body.value,
         method: request.method,
         path: match.params,
-        params: parseQuery(url.searchParams),
+        // Most requests have no query: its parser (URLSearchParams) is made only for one that does.
+        params: search === "" ? {} : parseQuery(url.searchParams),
         headers: plainHeaders(request.headers),
-        fullpath: url.pathname + url.search,
+        fullpath: pathname + search,
       },
       release,
     );
@@ -235,14 +239,10 @@ function header(request: ServeRequest, name: string): string | undefined {
 
 function plainHeaders(headers: ServeRequest["headers"]): Record<string, string> {
   const plain: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined)
-      Object.defineProperty(plain, name, {
-        value: Array.isArray(value) ? value.join(", ") : value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    // setOwn: a header named `__proto__` is plain data, never the object's prototype.
+    if (value !== undefined) setOwn(plain, name, Array.isArray(value) ? value.join(", ") : value);
   }
   return plain;
 }

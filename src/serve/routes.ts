@@ -1,3 +1,5 @@
+import { setOwn } from "../engine/paths.js";
+
 export interface Route<T> {
   method: string;
   /** `/api/v1/customers/{id}`: static segments and whole-segment `{param}`s. */
@@ -20,6 +22,8 @@ type Segment = { param: false; value: string } | { param: true; name: string };
 interface CompiledRoute<T> {
   method: string;
   segments: Segment[];
+  /** The names of the route's params, in path order. */
+  params: string[];
   target: T;
 }
 
@@ -30,7 +34,11 @@ interface CompiledRoute<T> {
  * method gives 405 with every method the matching paths have (HEAD is not implied by GET).
  */
 export function createRouter<T>(routes: readonly Route<T>[]): Router<T> {
-  const compiled = routes.map((route) => ({ ...route, segments: splitPattern(route.path) }));
+  const compiled = routes.map((route): CompiledRoute<T> => {
+    const segments = splitPattern(route.path);
+    const params = segments.flatMap((segment) => (segment.param ? [segment.name] : []));
+    return { method: route.method, segments, params, target: route.target };
+  });
   return {
     match(method, pathname) {
       const segments = splitPathname(pathname);
@@ -62,10 +70,12 @@ function splitPattern(path: string): Segment[] {
 /** The decoded segments of a pathname, or undefined when one does not decode (a 404, never a throw). */
 function splitPathname(pathname: string): string[] | undefined {
   if (!pathname.startsWith("/")) return undefined;
-  const decoded: string[] = [];
-  for (const part of trimSlashes(pathname)) {
+  const decoded = trimSlashes(pathname);
+  for (let index = 0; index < decoded.length; index++) {
+    const part = decoded[index] as string;
+    if (!part.includes("%")) continue;
     try {
-      decoded.push(decodeURIComponent(part));
+      decoded[index] = decodeURIComponent(part);
     } catch {
       return undefined;
     }
@@ -75,7 +85,9 @@ function splitPathname(pathname: string): string[] | undefined {
 
 /** `/a/b/` and `/a/b` are one path; `/` has no segments. */
 function trimSlashes(path: string): string[] {
-  const inner = path.replace(/^\//, "").replace(/\/$/, "");
+  const start = path.startsWith("/") ? 1 : 0;
+  const end = path.length > start && path.endsWith("/") ? path.length - 1 : path.length;
+  const inner = path.slice(start, end);
   return inner === "" ? [] : inner.split("/");
 }
 
@@ -108,7 +120,10 @@ function isMoreSpecific<T>(a: CompiledRoute<T>, b: CompiledRoute<T>): boolean {
 }
 
 function paramsOf<T>(best: { route: CompiledRoute<T>; values: string[] }): Record<string, string> {
-  const names = best.route.segments.flatMap((segment) => (segment.param ? [segment.name] : []));
-  // fromEntries defines own properties, so even a param named `__proto__` stays plain data.
-  return Object.fromEntries(names.map((name, index) => [name, best.values[index] as string]));
+  const params: Record<string, string> = {};
+  // setOwn defines `__proto__` as an own key, so even a param of that name stays plain data.
+  const { params: names } = best.route;
+  for (let index = 0; index < names.length; index++)
+    setOwn(params, names[index] as string, best.values[index] as string);
+  return params;
 }

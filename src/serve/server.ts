@@ -92,28 +92,28 @@ async function serve(
   options: StartServerOptions,
 ): Promise<HandledResponse> {
   const target = request.url ?? "/";
-  const path = parseRequestTarget(target)?.pathname ?? target;
   const body = await readBody(request, options.bodyLimitBytes);
   const handled: HandledResponse =
     body === undefined
       ? {
           ...problemResponse(createProblem(413, `the body is larger than ${options.bodyLimitBytes} bytes`)),
-          logPath: path,
+          logPath: parseRequestTarget(target)?.pathname ?? target,
         }
       : await options.handle({
           method: request.method ?? "GET",
-          url: request.url ?? "/",
+          url: target,
           headers: request.headers,
           body,
         });
-  const payload = typeof handled.body === "string" ? Buffer.from(handled.body) : handled.body;
-  // A request whose body was cut off is not read to its end: its connection closes after the answer.
-  const connection = body === undefined ? { connection: "close" } : {};
+  const payload = handled.body;
+  // A text body goes out as text: Node then sends the head and the body in one write.
+  const length = typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength;
   try {
     response.writeHead(handled.status, {
       ...handled.headers,
-      ...connection,
-      "content-length": String(payload.byteLength),
+      // A request whose body was cut off is not read to its end: its connection closes after the answer.
+      ...(body === undefined ? { connection: "close" } : {}),
+      "content-length": String(length),
     });
   } catch {
     // Headers Node refuses to send (the engine checks a run's own): an answer still goes out, and its log line.

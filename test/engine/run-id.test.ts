@@ -30,6 +30,12 @@ describe("run ids", () => {
     expect(a.slice(10)).not.toBe(b.slice(10));
   });
 
+  it("draw a fresh random part in every millisecond, past many refills of their random bytes", () => {
+    const start = Date.now() + 300_000;
+    const parts = Array.from({ length: 2000 }, (_, index) => createRunId(start + index).slice(10));
+    expect(new Set(parts).size).toBe(2000);
+  });
+
   it.each([
     ["01ARZ3NDEKTSV4RRFFQ69G5FAV", 1469922850259],
     ["00000000000000000000000000", 0],

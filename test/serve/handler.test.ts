@@ -153,6 +153,24 @@ describe("routing", () => {
     expect(({} as Record<string, unknown>).constructor).toBe(Object);
   });
 
+  it("gives an empty query (a bare ?) as empty input.params", async () => {
+    const { send } = createServe();
+    const reply = await send("GET", "/items?");
+    expect(json(reply)).toMatchObject({ params: {} });
+  });
+
+  it("keeps a header named __proto__ as plain data in the run's input", async () => {
+    const { send, history } = createServe();
+    const headers: Record<string, string> = JSON.parse('{"__proto__":"x","x-note":["a","b"]}');
+    const reply = await send("GET", "/items", { headers });
+    await history.flush();
+    const input = (await history.read(reply.runId as string))?.items[0];
+    const recorded = input?.kind === "INPUT" ? input.data.headers : {};
+    expect(Object.hasOwn(recorded, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(recorded)).toBe(Object.prototype);
+    expect(recorded).toMatchObject({ "x-note": "a, b" });
+  });
+
   it.each([
     ["GET", "/nope"],
     ["GET", "/"],

@@ -209,6 +209,14 @@ describe("bass serve over a real socket", () => {
     expect(core.calls).toBe(5);
   });
 
+  it("sends an answer with non-ASCII text whole, its Content-Length counted in bytes", async () => {
+    const { url } = await serveProject();
+    const text = "café, 日本, 💶";
+    const reply = await call(`${url}/items/1`, { method: "PUT", json: { text } });
+    expect(reply.json().payload).toEqual({ text });
+    expect(reply.headers.get("content-length")).toBe(String(reply.bytes.byteLength));
+  });
+
   it("answers a body that fails request_schema with 400 and its errors", async () => {
     const { url, core } = await serveProject();
     const problem = expectProblem(

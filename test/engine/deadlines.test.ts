@@ -1,0 +1,99 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { timedOut, withinDeadline } from "../../src/engine/deadlines.js";
+import { runDefinition } from "../_helpers.js";
+
+const never = () => new Promise<never>(() => {});
+const inMs = (ms: number) => performance.now() + ms;
+
+describe("withinDeadline", () => {
+  it("gives the work's value, or its error, when it settles first", async () => {
+    let timeouts = 0;
+    const onTimeout = () => void timeouts++;
+    await expect(withinDeadline(Promise.resolve(7), inMs(1000), onTimeout)).resolves.toBe(7);
+    await expect(withinDeadline({ plain: true }, inMs(1000), onTimeout)).resolves.toEqual({ plain: true });
+    await expect(withinDeadline(Promise.reject(new Error("no")), inMs(1000), onTimeout)).rejects.toThrow(
+      "no",
+    );
+    expect(timeouts).toBe(0);
+  });
+
+  it("gives timedOut and calls onTimeout once the deadline passes first", async () => {
+    let timeouts = 0;
+    const started = performance.now();
+    const outcome = await withinDeadline(never(), inMs(40), () => void timeouts++);
+    expect(outcome).toBe(timedOut);
+    expect(timeouts).toBe(1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(39);
+  });
+
+  it("ends each wait at its own deadline, an earlier one that came later included", async () => {
+    const ended: string[] = [];
+    const wait = (name: string, ms: number) => withinDeadline(never(), inMs(ms), () => void ended.push(name));
+    await Promise.all([wait("late", 120), wait("early", 30), wait("middle", 60)]);
+    expect(ended).toEqual(["early", "middle", "late"]);
+  });
+
+  it("keeps the process alive while a wait is in progress, and not after", () => {
+    const module = join(import.meta.dirname, "../../dist/engine/deadlines.js");
+    const script = (body: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { withinDeadline, timedOut } from ${JSON.stringify(module)};\n${body}`,
+        ],
+        {
+          encoding: "utf8",
+          timeout: 20_000,
+        },
+      );
+    const waiting = script(
+      "withinDeadline(new Promise(() => {}), performance.now() + 200, () => {}).then((v) => console.log(v === timedOut));",
+    );
+    expect(waiting.stdout.trim()).toBe("true");
+    const started = Date.now();
+    const done = script(
+      'await withinDeadline(Promise.resolve(1), performance.now() + 60_000, () => {}); console.log("done");',
+    );
+    expect(done.stdout.trim()).toBe("done");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe("a run that times out waiting on an adapter", () => {
+  it("aborts the signal the adapter was given and fails with 504", async () => {
+    const signals: AbortSignal[] = [];
+    const result = await runDefinition(
+      "name: slow\nservice_requests:\n  - formula_variable: core\n    system: transform\n",
+      { payload: {} },
+      {
+        runTimeoutMs: 50,
+        adapters: () => ({
+          execute: (_request, context) => {
+            signals.push(context.signal);
+            return never();
+          },
+        }),
+      },
+    );
+    expect(result.output.status).toBe(504);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+
+  it("takes a module adapter's answer given without a promise", async () => {
+    const result = await runDefinition(
+      "name: plain\nservice_requests:\n  - formula_variable: core\n    system: transform\non_success_hook: output.payload = core.response.payload\n",
+      { payload: {} },
+      {
+        adapters: () => ({
+          execute: (() => ({ success: true, payload: { plain: 1 }, messages: [] })) as never,
+        }),
+      },
+    );
+    expect(result.status).toBe("success");
+    expect(result.output.payload).toEqual({ plain: 1 });
+  });
+});
