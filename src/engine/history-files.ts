@@ -68,8 +68,11 @@ export async function readHistoryFile(dir: string, file: HistoryFile, only?: str
   let text: string;
   try {
     text = await readFile(join(dir, file.name), "utf8");
-  } catch {
-    return [];
+  } catch (error) {
+    // An open segment sealed since the folder was listed: read it under its new name.
+    const sealed = file.lines === undefined && (error as NodeJS.ErrnoException).code === "ENOENT";
+    const renamed = sealed ? await findSealed(dir, file.id) : undefined;
+    return renamed ? readHistoryFile(dir, renamed, only) : [];
   }
   if (only !== undefined && !text.includes(only)) return [];
   if (file.name.endsWith(singleSuffix)) {
@@ -85,6 +88,10 @@ export async function readHistoryFile(dir: string, file: HistoryFile, only?: str
     if (record) records.push(record);
   }
   return records;
+}
+
+async function findSealed(dir: string, id: string): Promise<HistoryFile | undefined> {
+  return (await listHistoryFiles(dir)).find((file) => file.id === id && file.lines !== undefined);
 }
 
 /** The number of whole lines of a segment whose name does not tell it. */

@@ -6,6 +6,7 @@ import {
   type HistoryStoreOptions,
   resolveHistoryOptions,
 } from "../../src/engine/history.js";
+import { readHistoryFile } from "../../src/engine/history-files.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
 import { createTempDir } from "../_helpers.js";
@@ -277,5 +278,20 @@ describe("history store", () => {
       maxRuns: 5,
       storePayloads: false,
     });
+  });
+});
+
+describe("history files", () => {
+  it("reads an open segment that was sealed since the folder was listed under its new name", async () => {
+    const dir = createTempDir();
+    const id = createRunId();
+    const records = [runRecord(), runRecord()];
+    writeFileSync(
+      join(dir, `${id}-2.jsonl`),
+      records.map((record) => `${JSON.stringify(record)}\n`).join(""),
+    );
+    expect(await readHistoryFile(dir, { name: `${id}.jsonl`, id, lines: undefined })).toEqual(records);
+    const gone = createRunId();
+    expect(await readHistoryFile(dir, { name: `${gone}.jsonl`, id: gone, lines: undefined })).toEqual([]);
   });
 });
