@@ -29,7 +29,7 @@ export interface HistoryFilter {
 }
 
 export interface HistoryStore {
-  /** Queues the record for writing and returns at once: history writing stays off the run's own path. */
+  /** Queues the record, as it is now, for writing and returns at once: history writing stays off the run's own path. */
   write(record: RunRecord): void;
   /** Resolves when every queued record is on disk (bass run awaits it before exiting; serve on shutdown). */
   flush(): Promise<void>;
@@ -73,10 +73,11 @@ interface OpenSegment {
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const { dir, maxRuns } = options;
   const segmentLines = Math.min(maxSegmentLines, Math.max(1, Math.ceil(maxRuns / 10)));
-  // The newest version of each record that is not on disk yet: queued or being written.
-  const unwritten = new Map<string, RunRecord>();
+  // The newest version of each record that is not on disk yet, as its line: queued or being written. Kept as
+  // text, not as the record's objects, so that a run's objects die young while serve is busy.
+  const unwritten = new Map<string, string>();
   // One entry per id, so a queued older version is replaced by the newer one in its place.
-  const queue = new Map<string, RunRecord>();
+  const queue = new Map<string, string>();
   // Every file operation runs on this chain, one at a time, in order.
   let chain: Promise<void> = Promise.resolve();
   let scheduled = false;
@@ -165,30 +166,28 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   const drain = async () => {
     while (queue.size > 0) {
-      const batch: RunRecord[] = [];
-      let text = "";
+      const batch: [id: string, line: string][] = [];
       try {
         const current = await openSegment();
-        for (const [id, record] of queue) {
+        for (const entry of queue) {
           if (current.lines + batch.length >= segmentLines) break;
-          queue.delete(id);
-          batch.push(record);
-          text += serialize(record);
+          queue.delete(entry[0]);
+          batch.push(entry);
         }
-        await writeText(current.fd, text);
+        await writeText(current.fd, batch.map(([, line]) => line).join(""));
         current.lines += batch.length;
         const entry = files?.get(segmentName(current.id));
         if (entry) entry.lines = current.lines;
       } catch (error) {
         // The batch is lost, and flush reports it; so is the whole queue when no segment could be opened.
         if (batch.length === 0) {
-          batch.push(...queue.values());
+          batch.push(...queue.entries());
           queue.clear();
         }
-        fail(error, `cannot keep ${batch.length === 1 ? `run ${batch[0]?.id}` : `${batch.length} runs`}`);
+        fail(error, `cannot keep ${batch.length === 1 ? `run ${batch[0]?.[0]}` : `${batch.length} runs`}`);
         if (segment) await seal();
       } finally {
-        for (const record of batch) if (unwritten.get(record.id) === record) unwritten.delete(record.id);
+        for (const [id, line] of batch) if (unwritten.get(id) === line) unwritten.delete(id);
       }
     }
     if (files) await prune(files).catch((error: unknown) => fail(error, "cannot prune old runs"));
@@ -197,7 +196,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const read = async (id: string) => {
     if (!isRunId(id)) return undefined;
     const pending = unwritten.get(id);
-    if (pending) return JSON.parse(serialize(pending)) as RunRecord;
+    if (pending) return JSON.parse(pending) as RunRecord;
     let found: RunRecord | undefined;
     await eachRecord(
       dir,
@@ -215,11 +214,12 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     write(record) {
       // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
       if (!isRunId(record.id)) throw new TypeError(`"${record.id}" is not a run id`);
-      unwritten.set(record.id, record);
-      queue.set(record.id, record);
+      const line = serialize(record);
+      unwritten.set(record.id, line);
+      queue.set(record.id, line);
       if (!scheduled) {
         scheduled = true;
-        // Serializing and writing waits until the runs of this turn are done, so they share one write.
+        // Writing waits until the runs of this turn are done, so they share one write.
         setImmediate(() => {
           scheduled = false;
           void enqueue(drain);
@@ -240,7 +240,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     async list(filter = {}) {
       const records = new Map<string, RunRecord>();
       await eachRecord(dir, (record) => records.set(record.id, record));
-      for (const [id, record] of unwritten) records.set(id, JSON.parse(serialize(record)) as RunRecord);
+      for (const [id, line] of unwritten) records.set(id, JSON.parse(line) as RunRecord);
       const newestFirst = [...records.keys()].sort().reverse();
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const found: RunRecord[] = [];
