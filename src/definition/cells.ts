@@ -48,56 +48,72 @@ const fieldLoop = ["fitem", "fidx"] as const;
 const ruleLoop = ["vritem", "vridx", "_", "vrmsg"] as const;
 const maskLoop = ["mitem", "midx"] as const;
 
+const fieldAndServiceRequestLoops = [...fieldLoop, ...serviceRequestLoop] as const;
+
 /** Lists every code cell of a definition, in file order, with the loop variables bound in each. */
 export function listCells(definition: Definition): CellRef[] {
   const cells: CellRef[] = [];
-  const add = (path: ValuePath, code: unknown, bindings: readonly LoopVariable[]) => {
-    if (typeof code === "string" && code.trim() !== "")
-      cells.push({ path, label: formatPath(path), code, bindings });
+  // Most keys hold no cell: the path is made only for one that does, and its label only when shown.
+  const add = (
+    parent: ValuePath,
+    key: string,
+    code: unknown,
+    bindings: readonly LoopVariable[],
+    offset?: number,
+  ) => {
+    if (typeof code !== "string" || code.trim() === "") return;
+    const path = [...parent, key];
+    cells.push({
+      path,
+      get label() {
+        return formatPath(path);
+      },
+      code,
+      bindings,
+      ...(offset !== undefined && { offset }),
+    });
   };
   // REQUEST/RESPONSE rules and RESPONSE masks run inside their service request's calls.
   const callBindings = (type: string, serviceRequest: unknown) =>
     type !== "INPUT" && typeof serviceRequest === "string" ? serviceRequestLoop : [];
 
-  for (const hook of integrationHooks) add([hook], definition[hook], []);
+  for (const hook of integrationHooks) add([], hook, definition[hook], []);
 
   for (const [mask, index] of objectItems(definition.masks)) {
-    add(["masks", index, "apply_if"], mask.apply_if, [
+    add(["masks", index], "apply_if", mask.apply_if, [
       ...maskLoop,
       ...callBindings(mask.type, mask.service_request),
     ]);
   }
 
   for (const [rule, index] of objectItems(definition.validation_rules)) {
+    const at = ["validation_rules", index];
     const outer = callBindings(rule.type, rule.service_request);
+    const bindings = [...ruleLoop, ...outer];
     for (const key of ["field", "rule", "apply_if", "pass_hook", "fail_hook"] as const) {
-      add(["validation_rules", index, key], rule[key], [...ruleLoop, ...outer]);
+      add(at, key, rule[key], bindings);
     }
-    add(["validation_rules", index, "apply_to_each"], rule.apply_to_each, outer);
+    add(at, "apply_to_each", rule.apply_to_each, outer);
   }
 
   for (const [request, index] of objectItems(definition.service_requests)) {
-    const base = ["service_requests", index] as const;
-    add([...base, "call_for_each"], request.call_for_each, []);
-    add([...base, "call_if"], request.call_if, serviceRequestLoop);
-    for (const hook of serviceRequestHooks) add([...base, hook], request[hook], serviceRequestLoop);
+    const base = ["service_requests", index];
+    add(base, "call_for_each", request.call_for_each, []);
+    add(base, "call_if", request.call_if, serviceRequestLoop);
+    for (const hook of serviceRequestHooks) add(base, hook, request[hook], serviceRequestLoop);
     for (const [mapping, mappingIndex] of objectItems(request.field_mappings)) {
-      const at = [...base, "field_mappings", mappingIndex] as const;
-      const inner = [...fieldLoop, ...serviceRequestLoop];
-      add([...at, "include_for_each"], mapping.include_for_each, serviceRequestLoop);
-      add([...at, "include_if"], mapping.include_if, inner);
-      add([...at, "value"], mapping.value, inner);
-      const parsed = typeof mapping.field === "string" ? parseFieldPath(mapping.field) : undefined;
+      const at = [...base, "field_mappings", mappingIndex];
+      const inner = fieldAndServiceRequestLoops;
+      add(at, "include_for_each", mapping.include_for_each, serviceRequestLoop);
+      add(at, "include_if", mapping.include_if, inner);
+      add(at, "value", mapping.value, inner);
+      // Only a bracket holds code in a field path.
+      const parsed =
+        typeof mapping.field === "string" && mapping.field.includes("[")
+          ? parseFieldPath(mapping.field)
+          : undefined;
       for (const segment of parsed?.ok ? parsed.segments : []) {
-        if (segment.kind === "expression") {
-          cells.push({
-            path: [...at, "field"],
-            label: formatPath([...at, "field"]),
-            code: segment.code,
-            bindings: inner,
-            offset: segment.offset,
-          });
-        }
+        if (segment.kind === "expression") add(at, "field", segment.code, inner, segment.offset);
       }
     }
   }

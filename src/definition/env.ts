@@ -24,7 +24,9 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
   const secrets = new Set<string>();
   const unset: UnsetVariable[] = [];
 
-  const resolveString = (text: string, path: ValuePath): string => {
+  // One path array, changed as the walk goes on, copied only for an unset variable: most strings have no reference.
+  const path: (string | number)[] = [];
+  const resolveString = (text: string): string => {
     if (!text.includes("${env:")) return text;
     const isPublic = path.at(-1) === "base_url";
     return text.replace(
@@ -38,36 +40,50 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
         if (fallback === undefined) {
           const before = text.slice(0, offset);
           const lineStart = before.lastIndexOf("\n") + 1;
-          unset.push({ name, path, line: before.split("\n").length, column: offset - lineStart });
+          unset.push({ name, path: [...path], line: before.split("\n").length, column: offset - lineStart });
         }
         return fallback ?? "";
       },
     );
   };
 
-  const visit = (node: unknown, path: ValuePath): unknown => {
-    if (typeof node === "string") return resolveString(node, path);
-    if (Array.isArray(node)) return node.map((item, index) => visit(item, [...path, index]));
+  const visit = (node: unknown): unknown => {
+    if (typeof node === "string") return resolveString(node);
+    if (Array.isArray(node)) {
+      const copy: unknown[] = [];
+      for (let index = 0; index < node.length; index++) {
+        path.push(index);
+        copy.push(visit(node[index]));
+        path.pop();
+      }
+      return copy;
+    }
     if (node !== null && typeof node === "object") {
       const copy: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(node)) {
-        // defineProperty, not assignment: a `__proto__` key stays a plain key, as the YAML parser left it.
-        Object.defineProperty(copy, key, {
-          value: visit(item, [...path, key]),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const key of Object.keys(node)) {
+        path.push(key);
+        const item = visit((node as Record<string, unknown>)[key]);
+        path.pop();
+        // Assigning `__proto__` would set the prototype: that key is defined, and stays a plain key as the
+        // YAML parser left it.
+        if (key === "__proto__") {
+          Object.defineProperty(copy, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else copy[key] = item;
       }
       return copy;
     }
     return node;
   };
 
-  return { value: visit(value, []) as T, secrets: [...secrets], unset };
+  return { value: visit(value) as T, secrets: [...secrets], unset };
 }
 
 /** The text with every `${env:…}` reference removed: what is literally written in the file. */
 export function stripEnvReferences(text: string): string {
-  return text.replace(envReference, "");
+  return text.includes("${env:") ? text.replace(envReference, "") : text;
 }

@@ -13,13 +13,15 @@ const namespaceNames = new Set<string>(["input", "output", ...specialFunctionNam
 const forbiddenNames = new Set(["require", "process", "module", "exports", "__dirname", "__filename"]);
 const loopNames = new Set<string>(loopVariables);
 
+/** What the rules need of one cell's tree: the same for every cell with the same code. */
 interface CellFacts {
-  declared: Set<string>;
-  references: Identifier[];
-  members: MemberExpression[];
   imports: Node[];
+  /** Free references to a forbidden name or a loop variable, in source order. */
+  suspects: Identifier[];
+  /** `fv` of each `fv.request` / `fv.response` where `fv` is free and no name the namespace always has. */
+  formulaVariables: Identifier[];
   kept: string[];
-  /** First arguments of `map_value("set", …)` written as string literals. */
+  /** First arguments of `map_value("set", …)` written as string literals, when map_value is not shadowed. */
   setNames: Literal[];
 }
 
@@ -56,18 +58,16 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
   }
 
   for (const { cell, facts, at } of analysed) {
-    const isFree = (name: string) => !facts.declared.has(name);
     for (const node of facts.imports)
       report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
-    for (const node of facts.references) {
-      if (!isFree(node.name)) continue;
+    for (const node of facts.suspects) {
       if (forbiddenNames.has(node.name)) {
         report(
           "cell-forbidden",
           `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
           at(node),
         );
-      } else if (loopNames.has(node.name) && !cell.bindings.includes(node.name as never)) {
+      } else if (!cell.bindings.includes(node.name as never)) {
         const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
         report(
           "loop-variable-scope",
@@ -77,7 +77,7 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
       }
     }
     for (const literal of facts.setNames) {
-      if (isFree("map_value") && !setNames.has(String(literal.value))) {
+      if (!setNames.has(String(literal.value))) {
         report(
           "unknown-value-mapping-set",
           `${cell.label}: no value mapping set ${JSON.stringify(String(literal.value))} in this integration${listKnown(setNames)}`,
@@ -85,10 +85,8 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
         );
       }
     }
-    for (const member of facts.members) {
-      const name = formulaVariableOf(member);
-      if (!name || !isFree(name.name) || formulaVariables.has(name.name) || kept.has(name.name)) continue;
-      if (namespaceNames.has(name.name) || loopNames.has(name.name) || name.name in globalThis) continue;
+    for (const name of facts.formulaVariables) {
+      if (formulaVariables.has(name.name) || kept.has(name.name)) continue;
       report(
         "unknown-formula-variable",
         `${cell.label}: no service request has formula variable ${JSON.stringify(name.name)}${listKnown(formulaVariables, "formula variables")}`,
@@ -113,24 +111,34 @@ function formulaVariableOf(member: MemberExpression): Identifier | undefined {
   return object.type === "Identifier" ? object : undefined;
 }
 
+// Parsed cells are cached and shared (projects repeat cells), and their trees only read: walk each once.
+const factsByProgram = new WeakMap<Program, CellFacts>();
+
 function collectFacts(program: Program): CellFacts {
-  const facts: CellFacts = {
-    declared: new Set(),
-    references: [],
-    members: [],
-    imports: [],
-    kept: [],
-    setNames: [],
-  };
+  let facts = factsByProgram.get(program);
+  if (!facts) {
+    facts = walkFacts(program);
+    factsByProgram.set(program, facts);
+  }
+  return facts;
+}
+
+function walkFacts(program: Program): CellFacts {
+  const declared = new Set<string>();
+  const references: Identifier[] = [];
+  const members: MemberExpression[] = [];
+  const imports: Node[] = [];
+  const kept: string[] = [];
+  const setNames: Literal[] = [];
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
-    VariablePattern: (node: Identifier) => void facts.declared.add(node.name),
+    VariablePattern: (node: Identifier) => void declared.add(node.name),
   } as object;
   simple(program, {
     ...declarations,
-    Identifier: (node) => void facts.references.push(node),
-    MemberExpression: (node) => void facts.members.push(node),
-    ImportExpression: (node) => void facts.imports.push(node),
+    Identifier: (node) => void references.push(node),
+    MemberExpression: (node) => void members.push(node),
+    ImportExpression: (node) => void imports.push(node),
     CallExpression: (node) => {
       const [argument] = node.arguments;
       if (
@@ -138,7 +146,7 @@ function collectFacts(program: Program): CellFacts {
         node.callee.name === "map_value" &&
         argument?.type === "Literal"
       ) {
-        facts.setNames.push(argument);
+        setNames.push(argument);
       }
       if (
         node.callee.type !== "Identifier" ||
@@ -148,10 +156,24 @@ function collectFacts(program: Program): CellFacts {
         return;
       for (const property of argument.properties) {
         if (property.type !== "Property") continue;
-        if (property.key.type === "Identifier") facts.kept.push(property.key.name);
-        else if (property.key.type === "Literal") facts.kept.push(String(property.key.value));
+        if (property.key.type === "Identifier") kept.push(property.key.name);
+        else if (property.key.type === "Literal") kept.push(String(property.key.value));
       }
     },
   });
-  return facts;
+  const isFree = (name: string) => !declared.has(name);
+  return {
+    imports,
+    suspects: references.filter(
+      (node) => isFree(node.name) && (forbiddenNames.has(node.name) || loopNames.has(node.name)),
+    ),
+    formulaVariables: members.flatMap((member) => {
+      const name = formulaVariableOf(member);
+      if (!name || !isFree(name.name)) return [];
+      if (namespaceNames.has(name.name) || loopNames.has(name.name) || name.name in globalThis) return [];
+      return [name];
+    }),
+    kept,
+    setNames: isFree("map_value") ? setNames : [],
+  };
 }

@@ -28,6 +28,8 @@ const credentialShapes: [RegExp, string][] = [
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, "a Slack token"],
   [/\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/-]{12,}=*(?![^\s]*\$\{)/, "a credential in an Authorization value"],
 ];
+/** Whether any of the shapes is in a text: one scan of each string instead of one per shape. */
+const anyCredentialShape = new RegExp(credentialShapes.map(([pattern]) => `(?:${pattern.source})`).join("|"));
 
 /** Literals that look like secrets: credentials belong in the environment, read with `${env:NAME}`. */
 export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
@@ -40,7 +42,10 @@ export function lintSecrets(loaded: LoadedFile<unknown>, report: Report): void {
     );
 
   visitStrings(loaded.source.value, [], (text, path, parent) => {
-    const shape = credentialShapes.find(([pattern]) => pattern.test(stripEnvReferences(text)));
+    const written = stripEnvReferences(text);
+    const shape = anyCredentialShape.test(written)
+      ? credentialShapes.find(([pattern]) => pattern.test(written))
+      : undefined;
     if (shape) return flag(path, shape[1]);
     const password = urlPassword.exec(text)?.[1];
     if (password && hasLiteral(password)) return flag(path, "a password in a URL");
@@ -81,16 +86,28 @@ function isSensitiveName(name: string): boolean {
   return sensitiveWords.has(words.at(-1) ?? "") || words.slice(-2).join("") === "apikey";
 }
 
+/**
+ * Calls `visit` with every string in a value. `path` is one array, changed as the walk goes on: it holds
+ * the string's place only during the call (a copy of every path for every value costs more than the rule).
+ */
 function visitStrings(
   value: unknown,
-  path: ValuePath,
+  path: (string | number)[],
   visit: (text: string, path: ValuePath, parent: unknown) => void,
   parent?: unknown,
 ): void {
   if (typeof value === "string") visit(value, path, parent);
   else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) visitStrings(item, [...path, index], visit, value);
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      visitStrings(value[index], path, visit, value);
+      path.pop();
+    }
   } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) visitStrings(item, [...path, key], visit, value);
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      visitStrings((value as Record<string, unknown>)[key], path, visit, value);
+      path.pop();
+    }
   }
 }
