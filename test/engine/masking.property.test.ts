@@ -143,7 +143,9 @@ describe("masking by value, for any payload", () => {
         const text = JSON.stringify(result.record);
         expect(JSON.parse(text)).toEqual(result.record);
         expect(leaks(text, masked)).toEqual([]);
-        expect(result.output.payload).toEqual({ echoed: payload, text: JSON.stringify(payload) });
+        // A prepared request is a snapshot, in which -0 becomes 0 as in JSON: the echo answers that.
+        const echoed = JSON.parse(JSON.stringify(payload));
+        expect(result.output.payload).toEqual({ echoed, text: JSON.stringify(payload) });
       }),
       { numRuns: 50 },
     );
