@@ -12,7 +12,7 @@ import {
   segmentName,
 } from "./history-files.js";
 import type { Item, RunRecord, RunStatus, RunTrigger } from "./record.js";
-import { createRunId, isRunId } from "./run-id.js";
+import { createRunId, isRunId, runIdTime } from "./run-id.js";
 
 export interface HistoryStoreOptions {
   dir: string;
@@ -254,9 +254,12 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   };
 }
 
-/** Calls `visit` with every record on disk (or each that mentions `only`), file by file oldest first, each file's lines in order. */
+/** Calls `visit` with every record on disk (or only those of run `only`), file by file oldest first, each file's lines in order. */
 async function eachRecord(dir: string, visit: (record: RunRecord) => void, only?: string): Promise<void> {
-  const files = await listHistoryFiles(dir);
+  // A run's record is written after its id was made, into a segment opened at most a minute before the
+  // write: older files cannot hold it, so a look-up (serve's /_bass/runs/{id}, polled) reads few files.
+  const earliest = only === undefined ? Number.NEGATIVE_INFINITY : runIdTime(only) - 2 * segmentMaxAgeMs;
+  const files = (await listHistoryFiles(dir)).filter((file) => openedAt(file) >= earliest);
   for (let start = 0; start < files.length; start += parallelReads) {
     const batch = files.slice(start, start + parallelReads);
     for (const records of await Promise.all(batch.map((file) => readHistoryFile(dir, file, only)))) {

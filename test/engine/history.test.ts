@@ -295,3 +295,17 @@ describe("history files", () => {
     expect(await readHistoryFile(dir, { name: `${gone}.jsonl`, id: gone, lines: undefined })).toEqual([]);
   });
 });
+
+describe("looking up one run", () => {
+  it("reads only files opened at most two minutes before the run's id was made", async () => {
+    const { dir, store } = createStore();
+    mkdirSync(dir);
+    const recent = runRecord({ id: createRunId() });
+    // Listed by a file opened in 2016: a listing shows it, a look-up by id knows it cannot be there.
+    writeFileSync(join(dir, "01ARZ3NDEKTSV4RRFFQ69G5FAV-1.jsonl"), `${JSON.stringify(recent)}\n`);
+    expect(await store.list()).toEqual([recent]);
+    expect(await store.read(recent.id)).toBeUndefined();
+    writeFileSync(join(dir, `${createRunId()}-1.jsonl`), `${JSON.stringify(recent)}\n`);
+    expect(await store.read(recent.id)).toEqual(recent);
+  });
+});
