@@ -1,4 +1,4 @@
-import type { AdapterResolver, AdapterResponse } from "../adapters/adapter.js";
+import type { AdapterCallContext, AdapterResolver, AdapterResponse } from "../adapters/adapter.js";
 import type { ServiceRequestHook } from "../definition/types.js";
 import type { CompiledServiceRequest } from "./compile.js";
 import { timedOut, withinDeadline } from "./deadlines.js";
@@ -178,14 +178,7 @@ async function execute(
 ): Promise<{ response: AdapterResponse; timedOut: boolean }> {
   try {
     const adapter = adapters(request.system);
-    const context = {
-      system: request.system,
-      formulaVariable: request.formulaVariable,
-      sridx,
-      get signal() {
-        return runSignal(state);
-      },
-    };
+    const context = new CallContext(state, request, sridx);
     const answer = await withinDeadline(
       adapter.execute(snapshot(prepared) as CallSlot["request"], context),
       state.runDeadline,
@@ -199,6 +192,31 @@ async function execute(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { response: { success: false, payload: null, messages: [message] }, timedOut: false };
+  }
+}
+
+/**
+ * What an adapter learns of the call; its signal is made only when the adapter asks for it. The getter is
+ * the class's, not an object literal's: a literal with a getter is a dictionary-mode object, and with one
+ * per call every run outlived the young generation (`--trace-gc-nvp` on the engine bench: 99 % of what a
+ * scavenge kept was promoted, 2.8 MB each time; 0 % with the class), which cost serve ~10 ms scavenges and
+ * full collections on background threads.
+ */
+class CallContext implements AdapterCallContext {
+  readonly system: string;
+  readonly formulaVariable: string;
+  readonly sridx: number | null;
+  readonly #state: RunState;
+
+  constructor(state: RunState, request: CompiledServiceRequest, sridx: number | null) {
+    this.system = request.system;
+    this.formulaVariable = request.formulaVariable;
+    this.sridx = sridx;
+    this.#state = state;
+  }
+
+  get signal(): AbortSignal {
+    return runSignal(this.#state);
   }
 }
 

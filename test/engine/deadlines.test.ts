@@ -35,6 +35,26 @@ describe("withinDeadline", () => {
     expect(ended).toEqual(["early", "middle", "late"]);
   });
 
+  it("keeps every other wait when waits end in any order, settled or timed out", async () => {
+    const ended: number[] = [];
+    const settle: (() => void)[] = [];
+    const waits = Array.from({ length: 40 }, (_, index) => {
+      // Odd waits settle (in reverse order, so ends come from every place in the list); even ones time out.
+      const work = new Promise<number>((resolve) => settle.push(() => resolve(index)));
+      return withinDeadline(work, inMs(index % 2 ? 5_000 : 20 + index), () => void ended.push(index));
+    });
+    for (let index = settle.length - 1; index >= 0; index -= 2) settle[index]?.();
+    const outcomes = await Promise.all(waits);
+    expect(outcomes).toEqual(outcomes.map((_, index) => (index % 2 ? index : timedOut)));
+    expect(ended).toEqual(outcomes.flatMap((_, index) => (index % 2 ? [] : [index])));
+    // The list is whole afterwards: a new wait still times out, and one that settles is not expired later.
+    let late = 0;
+    await expect(withinDeadline(never(), inMs(10), () => void late++)).resolves.toBe(timedOut);
+    await expect(withinDeadline(Promise.resolve("now"), inMs(10), () => void late++)).resolves.toBe("now");
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(late).toBe(1);
+  });
+
   it("keeps the process alive while a wait is in progress, and not after", () => {
     const module = join(import.meta.dirname, "../../dist/engine/deadlines.js");
     const script = (body: string) =>
@@ -81,6 +101,27 @@ describe("a run that times out waiting on an adapter", () => {
     );
     expect(result.output.status).toBe(504);
     expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+
+  it("tells the adapter which call it is, and nothing of the run but its signal", async () => {
+    const seen: unknown[] = [];
+    await runDefinition(
+      "name: told\nservice_requests:\n  - formula_variable: core\n    system: transform\n",
+      { payload: {} },
+      {
+        adapters: () => ({
+          execute: async (_request, context) => {
+            seen.push({ ...context }, context.signal.aborted, Object.keys(context));
+            return { success: true, payload: null, messages: [] };
+          },
+        }),
+      },
+    );
+    expect(seen).toEqual([
+      { system: "transform", formulaVariable: "core", sridx: null },
+      false,
+      ["system", "formulaVariable", "sridx"],
+    ]);
   });
 
   it("takes a module adapter's answer given without a promise", async () => {
