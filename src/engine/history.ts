@@ -73,11 +73,13 @@ interface OpenSegment {
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const { dir, maxRuns } = options;
   const segmentLines = Math.min(maxSegmentLines, Math.max(1, Math.ceil(maxRuns / 10)));
-  // The newest version of each record that is not on disk yet, as its line: queued or being written. Kept as
-  // text, not as the record's objects, so that a run's objects die young while serve is busy.
-  const unwritten = new Map<string, string>();
-  // One entry per id, so a queued older version is replaced by the newer one in its place.
-  const queue = new Map<string, string>();
+  // The records not on disk yet, as their lines: one entry per id, so a queued older version is replaced by
+  // the newer one in its place. Each drain takes the queue whole and starts a new one: a long-lived Map
+  // would keep dropped lines alive (once its table is old, V8 regrows it in the old generation and the
+  // dropped table holds what it held), and text kept as lines lets a run's objects die young.
+  let queue = new Map<string, string>();
+  // The lines being written now: still found by `read` and `list` until they are on disk.
+  let writing: ReadonlyMap<string, string> = new Map();
   // Every file operation runs on this chain, one at a time, in order.
   let chain: Promise<void> = Promise.resolve();
   let scheduled = false;
@@ -166,28 +168,36 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   const drain = async () => {
     while (queue.size > 0) {
-      const batch: [id: string, line: string][] = [];
+      let batch = new Map<string, string>();
       try {
         const current = await openSegment();
-        for (const entry of queue) {
-          if (current.lines + batch.length >= segmentLines) break;
-          queue.delete(entry[0]);
-          batch.push(entry);
+        const room = segmentLines - current.lines;
+        if (queue.size <= room) {
+          batch = queue;
+          queue = new Map();
+        } else {
+          for (const [id, line] of queue) {
+            if (batch.size >= room) break;
+            batch.set(id, line);
+          }
+          for (const id of batch.keys()) queue.delete(id);
         }
-        await writeText(current.fd, batch.map(([, line]) => line).join(""));
-        current.lines += batch.length;
+        writing = batch;
+        await writeText(current.fd, [...batch.values()].join(""));
+        current.lines += batch.size;
         const entry = files?.get(segmentName(current.id));
         if (entry) entry.lines = current.lines;
       } catch (error) {
         // The batch is lost, and flush reports it; so is the whole queue when no segment could be opened.
-        if (batch.length === 0) {
-          batch.push(...queue.entries());
-          queue.clear();
+        if (batch.size === 0) {
+          batch = queue;
+          queue = new Map();
         }
-        fail(error, `cannot keep ${batch.length === 1 ? `run ${batch[0]?.[0]}` : `${batch.length} runs`}`);
+        const [only] = batch.keys();
+        fail(error, `cannot keep ${batch.size === 1 ? `run ${only}` : `${batch.size} runs`}`);
         if (segment) await seal();
       } finally {
-        for (const [id, line] of batch) if (unwritten.get(id) === line) unwritten.delete(id);
+        writing = new Map();
       }
     }
     if (files) await prune(files).catch((error: unknown) => fail(error, "cannot prune old runs"));
@@ -195,7 +205,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
   const read = async (id: string) => {
     if (!isRunId(id)) return undefined;
-    const pending = unwritten.get(id);
+    const pending = queue.get(id) ?? writing.get(id);
     if (pending) return JSON.parse(pending) as RunRecord;
     let found: RunRecord | undefined;
     await eachRecord(
@@ -215,7 +225,6 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
       if (!isRunId(record.id)) throw new TypeError(`"${record.id}" is not a run id`);
       const line = serialize(record);
-      unwritten.set(record.id, line);
       queue.set(record.id, line);
       if (!scheduled) {
         scheduled = true;
@@ -240,7 +249,9 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     async list(filter = {}) {
       const records = new Map<string, RunRecord>();
       await eachRecord(dir, (record) => records.set(record.id, record));
-      for (const [id, line] of unwritten) records.set(id, JSON.parse(line) as RunRecord);
+      for (const pending of [writing, queue]) {
+        for (const [id, line] of pending) records.set(id, JSON.parse(line) as RunRecord);
+      }
       const newestFirst = [...records.keys()].sort().reverse();
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const found: RunRecord[] = [];
