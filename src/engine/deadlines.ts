@@ -92,13 +92,14 @@ function expireDue(): void {
   timerAt = Number.POSITIVE_INFINITY;
   const now = performance.now();
   let next = Number.POSITIVE_INFINITY;
-  for (let entry = first; entry; ) {
-    const following = entry.next;
-    if (entry.deadline <= now) {
-      unwatch(entry);
-      entry.expire();
-    } else if (entry.deadline < next) next = entry.deadline;
-    entry = following;
+  const due: Waiting[] = [];
+  for (let entry = first; entry; entry = entry.next) {
+    if (entry.deadline <= now) due.push(entry);
+    else if (entry.deadline < next) next = entry.deadline;
   }
+  // A timer that fired late finds several due: they end in the order of their deadlines.
+  due.sort((a, b) => a.deadline - b.deadline);
+  for (const entry of due) unwatch(entry);
+  for (const entry of due) entry.expire();
   if (next !== Number.POSITIVE_INFINITY) arm(next);
 }

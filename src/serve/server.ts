@@ -108,13 +108,13 @@ async function serve(
   const payload = handled.body;
   // A text body goes out as text: Node then sends the head and the body in one write.
   const length = typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength;
+  const headers: Record<string, string> = {};
+  for (const name in handled.headers) headers[name] = handled.headers[name] as string;
+  // A request whose body was cut off is not read to its end: its connection closes after the answer.
+  if (body === undefined) headers.connection = "close";
+  headers["content-length"] = String(length);
   try {
-    response.writeHead(handled.status, {
-      ...handled.headers,
-      // A request whose body was cut off is not read to its end: its connection closes after the answer.
-      ...(body === undefined ? { connection: "close" } : {}),
-      "content-length": String(length),
-    });
+    response.writeHead(handled.status, headers);
   } catch {
     // Headers Node refuses to send (the engine checks a run's own): an answer still goes out, and its log line.
     const problem = problemResponse(createProblem(500, "the answer had headers HTTP does not allow"));

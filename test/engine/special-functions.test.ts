@@ -601,6 +601,31 @@ on_success_hook: |
     expect(result.output.payload).toEqual({ mapped });
   });
 
+  it("work when taken out of the namespace, each for its own run, and may be replaced", async () => {
+    const aliased = `name: aliased
+on_success_hook: |
+  const label = add_run_label
+  const log = console.log
+  const fns = [end, map_value, historize, debug, keep, bytes].map((fn) => typeof fn)
+  label(input.payload.tag)
+  log("logged")
+  output.payload = { fns, same: add_run_label === label }
+finally_hook: |
+  historize = "replaced"
+  output.payload.replaced = historize
+`;
+    const [first, second] = await Promise.all(
+      ["a", "b"].map((tag) => runDefinition(aliased, { payload: { tag } })),
+    );
+    expect(first?.output.payload).toEqual({
+      fns: Array(6).fill("function"),
+      same: true,
+      replaced: "replaced",
+    });
+    expect([first?.record.labels, second?.record.labels]).toEqual([["a"], ["b"]]);
+    expect(logs(first?.record.items ?? [])).toEqual(["logged"]);
+  });
+
   it("fails the run when map_value names an unknown set", async () => {
     const result = await runDefinition(mapping, { payload: { set: "nope", value: 1 } });
     expect(result.status).toBe("failure");
