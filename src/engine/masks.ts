@@ -67,7 +67,14 @@ export function rememberMasked(values: Set<string>, value: unknown): void {
 }
 
 /** Header names whose values are always masked, wherever they appear (SPEC §4.8). */
-const sensitiveHeader = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i;
+const sensitiveHeaders = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"];
+const sensitiveHeader = new RegExp(`^(?:${sensitiveHeaders.join("|")})$`, "i");
+// Every string in a record is checked against its key: most keys are ruled out by their length alone.
+const sensitiveLengths = new Set(sensitiveHeaders.map((name) => name.length));
+
+function isSensitiveHeader(key: string): boolean {
+  return sensitiveLengths.has(key.length) && sensitiveHeader.test(key);
+}
 
 /**
  * A function that masks, in place, values wherever they occur — whole or inside a longer string — and the
@@ -77,12 +84,24 @@ export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
   const list = [...new Set(values)]
     .filter((value) => value.length >= shortestMaskedValue)
     .sort((a, b) => b.length - a.length);
-  const pattern = list.length ? new RegExp(list.map(escapeRegExp).join("|"), "g") : undefined;
+  // Most runs mask no value: they share one scrubber of sensitive headers instead of making their own.
+  if (list.length === 0) {
+    headersOnly ??= buildScrubber([]);
+    return headersOnly;
+  }
+  return buildScrubber(list);
+}
+
+let headersOnly: (<T>(value: T) => T) | undefined;
+
+/** The scrubber of `list`: values to mask, longest first. */
+function buildScrubber(list: readonly string[]): <T>(value: T) => T {
+  const pattern = list.length ? patternOf(list) : undefined;
   const scrubText = (text: string) =>
     pattern && text.length >= shortestMaskedValue ? text.replace(pattern, maskText) : text;
   const scrubLeaf = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === "string") {
-      return key !== undefined && sensitiveHeader.test(key) ? maskText : scrubText(value);
+      return key !== undefined && isSensitiveHeader(key) ? maskText : scrubText(value);
     }
     if (pattern && (typeof value === "number" || typeof value === "bigint")) {
       const text = String(value);
@@ -155,6 +174,23 @@ export function maskRecord(record: RunRecord, scrub: <T>(value: T) => T): RunRec
   }
   record.labels = record.labels.map((label) => scrub(label));
   return record;
+}
+
+let lastList: readonly string[] = [];
+let lastPattern: RegExp | undefined;
+
+/**
+ * The pattern matching any of `list`. Runs in a row mostly mask the same values (a served customer's tax
+ * id, the project's secrets): the last pattern is kept. Sharing a global RegExp is safe for `replace`,
+ * which starts at 0 and leaves `lastIndex` at 0.
+ */
+function patternOf(list: readonly string[]): RegExp {
+  const same = list.length === lastList.length && list.every((value, index) => value === lastList[index]);
+  if (lastPattern === undefined || !same) {
+    lastPattern = new RegExp(list.map(escapeRegExp).join("|"), "g");
+    lastList = list;
+  }
+  return lastPattern;
 }
 
 function escapeRegExp(text: string): string {

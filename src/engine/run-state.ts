@@ -51,10 +51,14 @@ let lastTimestamp = "";
 /** The run clock's time as ISO text; the system clock's text is made once per millisecond, not once per item. */
 export function timestamp(state: RunState): string {
   if (state.clock !== systemClock) return state.clock().toISOString();
-  const now = Date.now();
-  if (now !== lastMillisecond) {
-    lastMillisecond = now;
-    lastTimestamp = new Date(now).toISOString();
+  return isoTime(Date.now());
+}
+
+/** A time in ms as ISO text (`Date#toISOString`), made once per millisecond: most runs start and end in the same one. */
+export function isoTime(ms: number): string {
+  if (ms !== lastMillisecond) {
+    lastTimestamp = new Date(ms).toISOString();
+    lastMillisecond = ms;
   }
   return lastTimestamp;
 }

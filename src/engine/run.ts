@@ -8,7 +8,15 @@ import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
 import type { InputData, Item, OutputData, RunRecord, RunTrigger } from "./record.js";
 import { createRunId } from "./run-id.js";
-import { addItem, callOptional, currentInput, RunEnded, type RunState, systemClock } from "./run-state.js";
+import {
+  addItem,
+  callOptional,
+  currentInput,
+  isoTime,
+  RunEnded,
+  type RunState,
+  systemClock,
+} from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
 import { runRules } from "./validation.js";
@@ -233,15 +241,16 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
 }
 
 function buildRecord(state: RunState, status: RunRecord["status"], clock: () => Date): RunRecord {
-  const ended = status === "running" ? null : clock();
+  const started = state.startedAt.getTime();
+  const ended = status === "running" ? null : clock().getTime();
   return {
     id: state.id,
     integration: state.integration.name,
     status,
     trigger: state.trigger,
-    started_at: state.startedAt.toISOString(),
-    ended_at: ended?.toISOString() ?? null,
-    duration_ms: ended ? ended.getTime() - state.startedAt.getTime() : null,
+    started_at: isoTime(started),
+    ended_at: ended === null ? null : isoTime(ended),
+    duration_ms: ended === null ? null : ended - started,
     labels: [...state.labels],
     async: state.integration.definition.run_async === true,
     items: [...state.items],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { MockAnswers } from "../../src/adapters/mock.js";
+import { createScrubber } from "../../src/engine/masks.js";
 import type { Item, ItemKind, RunRecord } from "../../src/engine/record.js";
 import type { RunInput } from "../../src/engine/run.js";
 import { defaultProjectFile, runDefinition } from "../_helpers.js";
@@ -431,6 +432,38 @@ describe("sensitive headers", () => {
     expect(itemOf(result.record, "OUTPUT").data.headers).toEqual({
       "Set-Cookie": masked,
       "X-Other": "shown",
+    });
+  });
+});
+
+describe("createScrubber", () => {
+  it("masks its own values, whichever scrubbers were made since, and sensitive headers always", () => {
+    const first = createScrubber(["abcd-1234", "hunter22"]);
+    const second = createScrubber(["wxyz-9876"]);
+    const none = createScrubber(["ab", ""]);
+    const value = () => ({
+      a: "abcd-1234 and wxyz-9876",
+      hunter22: 1,
+      authorization: "Bearer t",
+      cookie: "c",
+    });
+    expect(first(value())).toEqual({
+      a: "XXXXXXXXXXXX and wxyz-9876",
+      XXXXXXXXXXXX: 1,
+      authorization: "XXXXXXXXXXXX",
+      cookie: "XXXXXXXXXXXX",
+    });
+    expect(second(value())).toEqual({
+      a: "abcd-1234 and XXXXXXXXXXXX",
+      hunter22: 1,
+      authorization: "XXXXXXXXXXXX",
+      cookie: "XXXXXXXXXXXX",
+    });
+    expect(none(value())).toEqual({ ...value(), authorization: "XXXXXXXXXXXX", cookie: "XXXXXXXXXXXX" });
+    expect(createScrubber(["wxyz-9876"])({ Authorization: "x", "X-Api-Key": "k", cookies: "kept" })).toEqual({
+      Authorization: "XXXXXXXXXXXX",
+      "X-Api-Key": "XXXXXXXXXXXX",
+      cookies: "kept",
     });
   });
 });
