@@ -27,9 +27,7 @@ export function applyFieldMappings(
 function applyMapping(state: RunState, mapping: CompiledMapping, payload: Record<string, unknown>): void {
   if (mapping.includeIf && !callCell(state, mapping.includeIf)) return;
   let value =
-    "value" in mapping.source
-      ? callCell(state, mapping.source.value)
-      : structuredClone(mapping.source.literal);
+    "value" in mapping.source ? callCell(state, mapping.source.value) : copyLiteral(mapping.source.literal);
   if (mapping.mapValue) value = mapping.mapValue(value);
   if (mapping.valueType && value !== null && value !== undefined) {
     const cast = castValue(value, mapping.valueType);
@@ -68,4 +66,9 @@ function fail(mapping: CompiledMapping, reason: string): never {
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Each run gets its own copy of an object or list literal; a text, number or boolean is its own copy. */
+function copyLiteral(literal: unknown): unknown {
+  return literal !== null && typeof literal === "object" ? structuredClone(literal) : literal;
 }

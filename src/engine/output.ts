@@ -3,14 +3,21 @@ import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type RunState } from "./run-state.js";
 import { bytesPreview, snapshot } from "./snapshot.js";
 
+/** The output a run ends with, and its payload's JSON text when it is sent as JSON (made once, while checking). */
+export interface CheckedOutput {
+  output: OutputData;
+  json: string | undefined;
+}
+
 /**
  * Checks the output as SPEC §4.10 says: with a Content-Type the payload must be a byte string. A bad output
  * fails the run and becomes the §12 default (500), without the Content-Type.
  */
-export function checkOutput(state: RunState): OutputData {
+export function checkOutput(state: RunState): CheckedOutput {
   const output = currentOutput(state);
-  const problem = outputProblem(output);
-  if (!problem) return output;
+  const checked = inspectOutput(output);
+  if (checked.problem === undefined) return { output, json: checked.json };
+  const problem = checked.problem;
   addItem(state, { kind: "FAILURE", error: { code: "output_invalid", message: problem } });
   state.failure = "error";
   const fallback = defaultFailureOutput("error", [problem], state.id);
@@ -20,37 +27,41 @@ export function checkOutput(state: RunState): OutputData {
   );
   state.namespace.output = fallback;
   state.defaultPayload = fallback.payload;
-  return fallback;
+  return { output: fallback, json: undefined };
 }
 
-function outputProblem(output: unknown): string | undefined {
-  if (!isPlainObject(output)) return "output must be an object { status, headers, payload }";
+/** What is wrong with the output, or, when nothing is, its payload as JSON text (none for a byte string). */
+function inspectOutput(
+  output: unknown,
+): { problem: string; json?: never } | { problem?: never; json: string | undefined } {
+  const problem = (text: string) => ({ problem: text });
+  if (!isPlainObject(output)) return problem("output must be an object { status, headers, payload }");
   const { status, headers, payload } = output as Partial<OutputData>;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
-    return "output.status must be an HTTP status code (100 to 599)";
-  if (!isPlainObject(headers)) return "output.headers must be an object";
+    return problem("output.status must be an HTTP status code (100 to 599)");
+  if (!isPlainObject(headers)) return problem("output.headers must be an object");
   for (const [name, value] of Object.entries(headers)) {
     if (!headerName.test(name))
-      return `output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`;
+      return problem(`output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`);
     if (typeof value !== "string" && typeof value !== "number")
-      return `output.headers.${name} must be a string`;
+      return problem(`output.headers.${name} must be a string`);
     if (!headerValue.test(String(value)))
-      return `output.headers.${name} holds characters HTTP does not allow (line breaks, or beyond Latin-1)`;
+      return problem(
+        `output.headers.${name} holds characters HTTP does not allow (line breaks, or beyond Latin-1)`,
+      );
   }
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
   if (hasContentType && !(payload instanceof Uint8Array))
-    return "output.payload must be a byte string when Content-Type is set";
-  if (!(payload instanceof Uint8Array)) {
-    // It is sent as JSON: a getter that throws, a cycle, a bigint or a function cannot be.
-    try {
-      JSON.stringify(payload ?? null);
-    } catch (error) {
-      return `output.payload cannot be sent as JSON: ${(error as Error).message}`;
-    }
-    if (typeof payload === "function" || typeof payload === "symbol")
-      return "output.payload cannot be sent as JSON";
+    return problem("output.payload must be a byte string when Content-Type is set");
+  if (payload instanceof Uint8Array) return { json: undefined };
+  if (typeof payload === "function" || typeof payload === "symbol")
+    return problem("output.payload cannot be sent as JSON");
+  // It is sent as JSON: a getter that throws, a cycle, a bigint or a function cannot be.
+  try {
+    return { json: JSON.stringify(payload ?? null) };
+  } catch (error) {
+    return problem(`output.payload cannot be sent as JSON: ${(error as Error).message}`);
   }
-  return undefined;
 }
 
 // RFC 9110: a header name is a token; a value holds no line breaks and no NUL, and Node sends it as Latin-1.

@@ -47,6 +47,8 @@ export interface RunResult {
   status: "success" | "failure";
   /** The live output, as the run left it: what serve sends. */
   output: OutputData;
+  /** The output's payload as the JSON text serve sends, made when the output was checked; none for bytes. */
+  outputJson?: string | undefined;
   /** The masked run history record. */
   record: RunRecord;
   /** Masks a copy of anything else bass prints or writes about this run (SPEC §4.8): recordings, logs. */
@@ -123,15 +125,19 @@ export function startIntegration(
     ? maskRecord(buildRecord(state, "running", clock), scrub())
     : undefined;
   const completion = steps.then(() => {
-    const final = checkOutput(state);
+    const { output: final, json } = checkOutput(state);
     const scrubber = scrub();
+    let outputJson = json;
     // The §12 default output is masked, also where serve sends it: it may echo input in its details.
-    if (isDefaultOutput(state, final)) scrubber(final.payload);
+    if (isDefaultOutput(state, final)) {
+      scrubber(final.payload);
+      outputJson = undefined;
+    }
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
     const record = maskRecord(buildRecord(state, status, clock), scrubber);
     const mask = <T>(value: T): T => scrubber(copyOf(value));
-    return { runId: state.id, status, output: final, record, mask } as RunResult;
+    return { runId: state.id, status, output: final, outputJson, record, mask } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.

@@ -200,7 +200,7 @@ async function runEndpoint(
   }
   const result = await finished;
   return {
-    ...fromOutput(result.output),
+    ...fromOutput(result.output, result.outputJson),
     // What the idempotency layer keeps on disk is masked like the record; a replay answers with that.
     stored: () => fromOutput(result.mask(result.output)),
     runId: result.runId,
@@ -208,13 +208,16 @@ async function runEndpoint(
   };
 }
 
-/** The run's output as SPEC §4.10 says it is sent: byte strings as they are, anything else as JSON. */
-function fromOutput(output: OutputData): ServeResponse {
+/**
+ * The run's output as SPEC §4.10 says it is sent: byte strings as they are, anything else as JSON (`json`,
+ * the payload's text when the run has made it already).
+ */
+function fromOutput(output: OutputData, json?: string): ServeResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(output.headers)) headers[name.toLowerCase()] = String(value);
   if (output.payload instanceof Uint8Array) return { status: output.status, headers, body: output.payload };
   headers["content-type"] = "application/json; charset=utf-8";
-  return { status: output.status, headers, body: JSON.stringify(output.payload ?? null) };
+  return { status: output.status, headers, body: json ?? JSON.stringify(output.payload ?? null) };
 }
 
 function toStored(response: ServeResponse, loggedPath: string): StoredResponse {

@@ -35,6 +35,20 @@ describe("the §12 default failure output is masked (SPEC §12, §4.8 'error bod
     );
     expect(result.output.status).toBe(500);
     expect(JSON.stringify(result.output)).not.toContain(taxId);
+    // What serve sends is the masked payload too, not the text made when the output was checked.
+    expect(result.outputJson).toBeUndefined();
+  });
+
+  it("leaves the text serve sends as the payload's JSON when the run answers itself", async () => {
+    const result = await runDefinition(
+      stringify({
+        name: "a",
+        masks,
+        on_success_hook: "output.payload = { id: input.payload.tax_id, n: [1, 2] }",
+      }),
+      { payload: { tax_id: taxId } },
+    );
+    expect(result.outputJson).toBe(JSON.stringify({ id: taxId, n: [1, 2] }));
   });
 
   it("for an adapter message that echoes a masked value", async () => {
