@@ -10,7 +10,9 @@ export interface RunState {
   id: string;
   integration: CompiledIntegration;
   trigger: RunTrigger;
-  startedAt: Date;
+  /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */
+  startedAt: number;
+  startedText: string;
   namespace: Namespace;
   items: Item[];
   labels: string[];

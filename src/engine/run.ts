@@ -89,11 +89,13 @@ export function startIntegration(
   }
   const clock = options.clock ?? systemClock;
   const runTimeoutMs = integration.definition.timeout_ms ?? options.runTimeoutMs;
+  const startedAt = clock().getTime();
   const state: RunState = {
     id: createRunId(),
     integration,
     trigger: options.trigger,
-    startedAt: clock(),
+    startedAt,
+    startedText: isoTime(startedAt),
     namespace: Object.create(null),
     items: [],
     labels: [],
@@ -247,14 +249,14 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
 }
 
 function buildRecord(state: RunState, status: RunRecord["status"], clock: () => Date): RunRecord {
-  const started = state.startedAt.getTime();
+  const started = state.startedAt;
   const ended = status === "running" ? null : clock().getTime();
   return {
     id: state.id,
     integration: state.integration.name,
     status,
     trigger: state.trigger,
-    started_at: isoTime(started),
+    started_at: state.startedText,
     ended_at: ended === null ? null : isoTime(ended),
     duration_ms: ended === null ? null : ended - started,
     labels: [...state.labels],
