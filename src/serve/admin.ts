@@ -4,12 +4,13 @@ import type { ServedSet } from "./app.js";
 import type { ServeContext } from "./handler.js";
 import { createOpenApiDocument } from "./openapi.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
+import type { RequestTarget } from "./target.js";
 
 const statuses = new Set<string>(["success", "failure", "running"]);
 
 /** The admin routes of SPEC §7, behind the same auth: health, runs, one run (masked), the OpenAPI document. */
 export async function handleAdmin(
-  url: URL,
+  url: RequestTarget,
   method: string,
   set: ServedSet,
   context: ServeContext,

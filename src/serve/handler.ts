@@ -16,7 +16,7 @@ import {
 import type { Limiter } from "./limiter.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
 import { parseQuery } from "./query.js";
-import { parseRequestTarget } from "./target.js";
+import { parseRequestTarget, type RequestTarget } from "./target.js";
 
 /** A request as the server read it: the body is whole and within the limit. */
 export interface ServeRequest {
@@ -75,7 +75,7 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
 async function handle(
   context: ServeContext,
   request: ServeRequest,
-  url: URL,
+  url: RequestTarget,
   answers: AnswerCache,
 ): Promise<HandledResponse> {
   const pathname = url.pathname;

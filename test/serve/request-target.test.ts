@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { echoAdapter } from "../../src/adapters/echo.js";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
@@ -7,6 +8,7 @@ import { createHandler } from "../../src/serve/handler.js";
 import { createIdempotencyStore } from "../../src/serve/idempotency.js";
 import { createLimiter } from "../../src/serve/limiter.js";
 import { startServer } from "../../src/serve/server.js";
+import { parseRequestTarget } from "../../src/serve/target.js";
 import { createTempDir } from "../_helpers.js";
 import { sendRaw } from "./_raw-http.js";
 
@@ -56,5 +58,40 @@ describe("the request target", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("parseRequestTarget", () => {
+  // Characters the URL parser treats specially in a path or a query, and plain ones.
+  const piece = fc.constantFrom(
+    ..."aZ09-_~!$&'()*+,;=:@/?#%.\\ \"<>`{}|^[]é".split(""),
+    "%2e",
+    "%2E",
+    "%41",
+    "%zz",
+    "..",
+    "/./",
+    "/../",
+    "//",
+  );
+  const target = fc.array(piece, { maxLength: 12 }).map((pieces) => `/${pieces.join("")}`);
+
+  it("reads any path as the URL parser does, with or without its fast path", () => {
+    fc.assert(
+      fc.property(target, (text) => {
+        const read = parseRequestTarget(text);
+        const url = new URL(`http://bass.invalid${text}`);
+        expect(read?.pathname).toBe(url.pathname);
+        expect(read?.search).toBe(url.search);
+        expect([...(read?.searchParams ?? [])]).toEqual([...url.searchParams]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("takes plain targets without the URL parser", () => {
+    expect(parseRequestTarget("/api/v1/customers?customer_id=P1&x=a.b")).not.toBeInstanceOf(URL);
+    expect(parseRequestTarget("/a/./b")).toBeInstanceOf(URL);
+    expect(parseRequestTarget("/a/%2E%2e/b")).toBeInstanceOf(URL);
   });
 });
