@@ -56,7 +56,7 @@ function inspectOutput(
   if (payload instanceof Uint8Array) return { json: undefined };
   if (typeof payload === "function" || typeof payload === "symbol")
     return problem("output.payload cannot be sent as JSON");
-  // It is sent as JSON: a getter that throws, a cycle, a bigint or a function cannot be.
+  // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
   try {
     return { json: JSON.stringify(payload ?? null) };
   } catch (error) {
