@@ -111,16 +111,16 @@ describe("a run that times out waiting on an adapter", () => {
       {
         adapters: () => ({
           execute: async (_request, context) => {
-            seen.push({ ...context }, context.signal.aborted, Object.keys(context));
+            seen.push({ ...context }, context.signal.aborted, Object.keys(context).sort());
             return { success: true, payload: null, messages: [] };
           },
         }),
       },
     );
     expect(seen).toEqual([
-      { system: "transform", formulaVariable: "core", sridx: null },
+      { system: "transform", formulaVariable: "core", sridx: null, signal: expect.any(AbortSignal) },
       false,
-      ["system", "formulaVariable", "sridx"],
+      ["formulaVariable", "signal", "sridx", "system"],
     ]);
   });
 
