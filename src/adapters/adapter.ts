@@ -18,7 +18,14 @@ export interface AdapterCallContext {
   system: string;
   formulaVariable: string;
   sridx: number | null;
+  /** Aborted once the run is past its time limit. */
   signal: AbortSignal;
+  /**
+   * When the run's time limit ends the call, as a `performance.now()` time: the moment `signal` aborts. The
+   * engine gives it; an adapter that only needs the limit can wait until it without asking for the signal,
+   * which is then never made (an AbortSignal costs more than a short call).
+   */
+  deadline?: number | undefined;
 }
 
 export interface Adapter {

@@ -15,7 +15,9 @@ export interface SendRequestOptions {
   timeoutMs: number;
   /** A longer body ends the exchange unread, and its connection with it. */
   maxResponseBytes: number;
-  signal: AbortSignal;
+  /** Ends the exchange as aborted; so does `deadline` (a `performance.now()` time) once it passes. */
+  signal?: AbortSignal | undefined;
+  deadline?: number | undefined;
 }
 
 // Strips a byte order mark, as undici's body.text() does.
@@ -33,8 +35,11 @@ export function sendRequest(
   options: SendRequestOptions,
 ): Promise<Exchange> {
   const { timeoutMs, maxResponseBytes, signal } = options;
+  // One timer serves both limits: the exchange's own, and the deadline when that comes first.
+  const untilDeadline =
+    options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline - performance.now();
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve({ kind: "aborted" });
+    if (signal?.aborted || untilDeadline <= 0) return resolve({ kind: "aborted" });
     // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
     if (request.method === "CONNECT")
       return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
@@ -49,7 +54,7 @@ export function sendRequest(
       if (ended) return;
       ended = exchange;
       clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       resolve(exchange);
     };
     // Ends the exchange and undici's request with it (closing its connection); a request still waiting
@@ -59,8 +64,11 @@ export function sendRequest(
       controller?.abort(new Error(exchange.kind));
     };
     const onAbort = () => stop({ kind: "aborted" });
-    const timer = setTimeout(() => stop({ kind: "timed out" }), timeoutMs);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const timer =
+      untilDeadline < timeoutMs
+        ? setTimeout(onAbort, untilDeadline)
+        : setTimeout(() => stop({ kind: "timed out" }), timeoutMs);
+    signal?.addEventListener("abort", onAbort, { once: true });
 
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(started) {

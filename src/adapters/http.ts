@@ -12,7 +12,7 @@ export interface HttpAdapterOptions {
   dispatcher?: Dispatcher;
   /** The jitter of the retry backoff, in [0, 1). */
   random?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
   /** A longer response body fails the call unread (default `MAX_RESPONSE_BYTES`, 10 MiB). */
   maxResponseBytes?: number;
 }
@@ -40,12 +40,13 @@ export function createHttpAdapter(
   const dispatcher = options.dispatcher ?? new Pool(base.origin);
   let closing: Promise<void> | undefined;
 
-  async function attempt(request: PreparedRequest, signal: AbortSignal): Promise<Attempt> {
+  async function attempt(request: PreparedRequest, stop: Stop): Promise<Attempt> {
     const exchange = await sendRequest(dispatcher, request, {
       origin: base.origin,
       timeoutMs,
       maxResponseBytes,
-      signal,
+      signal: stop.signal,
+      deadline: stop.deadline,
     });
     const where = () => `${name}: ${request.method} ${request.path.split("?")[0]}`;
     switch (exchange.kind) {
@@ -86,16 +87,21 @@ export function createHttpAdapter(
     async execute(request, context: AdapterCallContext): Promise<AdapterResponse> {
       const prepared = prepareRequest(request.payload, base.prefix, config.headers ?? {});
       if (typeof prepared === "string") return failure(`${name}: ${prepared}`);
-      if (context.signal.aborted) return failure("aborted");
+      const stop = stopOf(context);
+      if (stopped(stop)) return failure("aborted");
       const attempts = mayRepeat(prepared) ? 1 + maxRetries : 1;
       let made = 0;
       let outcome: Attempt;
       for (;;) {
         made += 1;
-        outcome = await attempt(prepared, context.signal);
+        outcome = await attempt(prepared, stop);
         if (!outcome.retryable || made >= attempts) break;
-        await sleep(backoffDelay(made, backoffMs, random), context.signal);
-        if (context.signal.aborted) return failure("aborted");
+        const wait = backoffDelay(made, backoffMs, random);
+        await sleep(
+          Math.min(wait, (stop.deadline ?? Number.POSITIVE_INFINITY) - performance.now()),
+          stop.signal,
+        );
+        if (stopped(stop)) return failure("aborted");
       }
       if (made > 1) outcome.response.messages.push(`${name}: ${made} attempts were made`);
       return outcome.response;
@@ -105,6 +111,23 @@ export function createHttpAdapter(
       return closing;
     },
   };
+}
+
+/**
+ * How a call learns that its run's time limit has passed: by the deadline when the engine gives one (the
+ * run's AbortSignal is then never made), else by the signal.
+ */
+interface Stop {
+  signal?: AbortSignal | undefined;
+  deadline?: number | undefined;
+}
+
+function stopOf(context: AdapterCallContext): Stop {
+  return context.deadline !== undefined ? { deadline: context.deadline } : { signal: context.signal };
+}
+
+function stopped(stop: Stop): boolean {
+  return stop.signal?.aborted === true || (stop.deadline !== undefined && performance.now() >= stop.deadline);
 }
 
 function errorCode(error: unknown): string {

@@ -208,12 +208,14 @@ class CallContext implements AdapterCallContext {
   readonly system: string;
   readonly formulaVariable: string;
   readonly sridx: number | null;
+  readonly deadline: number;
   readonly #state: RunState;
 
   constructor(state: RunState, request: CompiledServiceRequest, sridx: number | null) {
     this.system = request.system;
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
+    this.deadline = state.runDeadline;
     this.#state = state;
     Object.defineProperty(this, "signal", signalProperty);
   }

@@ -58,10 +58,15 @@ function scenario({
       },
     },
   );
-  const run = (method: string, payloadHeaders?: Record<string, string>, signal?: AbortSignal) =>
+  const run = (
+    method: string,
+    payloadHeaders?: Record<string, string>,
+    signal?: AbortSignal,
+    context = callContext(signal),
+  ) =>
     adapter.execute(
       { service_name: "s", payload: { service_path: "/x", method, headers: payloadHeaders } },
-      callContext(signal),
+      context,
     );
   const seen = () => agent.getCallHistory()?.calls() ?? [];
   return { run, seen, waits };
@@ -175,6 +180,20 @@ describe("http adapter: retries", () => {
       "core: GET /api/x: no complete answer within 20 ms",
       "core: 2 attempts were made",
     ]);
+  });
+
+  it("waits no longer than the run's deadline, then stops", async () => {
+    const { run, seen, waits } = scenario({
+      statuses: [503],
+      retries: { max: 3, backoff_ms: 1000 },
+      sleep: () => new Promise((resolve) => setTimeout(resolve, 40)),
+    });
+    const deadline = performance.now() + 30;
+    const response = await run("GET", undefined, undefined, { ...callContext(), deadline });
+    expect(seen()).toHaveLength(1);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toBeLessThanOrEqual(30);
+    expect(response).toEqual({ success: false, payload: null, messages: ["aborted"] });
   });
 
   it("stops retrying when the run aborts during a backoff", async () => {

@@ -388,6 +388,47 @@ describe("http adapter: transport failures", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  describe("with the run's deadline instead of its signal", () => {
+    // The engine gives a deadline: the adapter then never asks for the signal (it would make one).
+    const byDeadline = (deadline: number) =>
+      Object.defineProperty({ ...callContext(), deadline }, "signal", {
+        get: () => {
+          throw new Error("the signal was asked for");
+        },
+      });
+
+    it("stops at the deadline, as aborted and before its own time-out", async () => {
+      const server = await startTestServer(() => {});
+      const started = performance.now();
+      const response = await adapterFor(server.url, { timeout_ms: 5000 }).execute(
+        { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+        byDeadline(performance.now() + 40),
+      );
+      expect(response).toEqual({ success: false, payload: null, messages: ["aborted"] });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(39);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it("sends nothing once the deadline has passed", async () => {
+      const server = await answering(200, "text/plain", "ok");
+      const response = await adapterFor(server.url).execute(
+        { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+        byDeadline(performance.now() - 1),
+      );
+      expect(response.messages).toEqual(["aborted"]);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it("keeps its own time-out when that comes first", async () => {
+      const server = await startTestServer(() => {});
+      const response = await adapterFor(server.url, { timeout_ms: 30 }).execute(
+        { service_name: "s", payload: { service_path: "/t", method: "GET" } },
+        byDeadline(performance.now() + 5000),
+      );
+      expect(failed(response)).toBe("core: GET /t: no complete answer within 30 ms");
+    });
+  });
+
   it("fails a host that does not resolve", async () => {
     const response = await execute(
       "http://bass-test.invalid",

@@ -103,24 +103,38 @@ describe("a run that times out waiting on an adapter", () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 
-  it("tells the adapter which call it is, and nothing of the run but its signal", async () => {
+  it("tells the adapter which call it is, and nothing of the run but its time limit", async () => {
     const seen: unknown[] = [];
     await runDefinition(
       "name: told\nservice_requests:\n  - formula_variable: core\n    system: transform\n",
       { payload: {} },
       {
+        runTimeoutMs: 50,
         adapters: () => ({
           execute: async (_request, context) => {
-            seen.push({ ...context }, context.signal.aborted, Object.keys(context).sort());
+            const left = (context.deadline ?? 0) - performance.now();
+            seen.push(
+              { ...context },
+              context.signal.aborted,
+              Object.keys(context).sort(),
+              left > 0 && left <= 50,
+            );
             return { success: true, payload: null, messages: [] };
           },
         }),
       },
     );
     expect(seen).toEqual([
-      { system: "transform", formulaVariable: "core", sridx: null, signal: expect.any(AbortSignal) },
+      {
+        system: "transform",
+        formulaVariable: "core",
+        sridx: null,
+        deadline: expect.any(Number),
+        signal: expect.any(AbortSignal),
+      },
       false,
-      ["formulaVariable", "signal", "sridx", "system"],
+      ["deadline", "formulaVariable", "signal", "sridx", "system"],
+      true,
     ]);
   });
 
