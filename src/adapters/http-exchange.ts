@@ -35,11 +35,9 @@ export function sendRequest(
   options: SendRequestOptions,
 ): Promise<Exchange> {
   const { timeoutMs, maxResponseBytes, signal } = options;
-  // One timer serves both limits: the exchange's own, and the deadline when that comes first.
-  const untilDeadline =
-    options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline - performance.now();
+  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   return new Promise((resolve) => {
-    if (signal?.aborted || untilDeadline <= 0) return resolve({ kind: "aborted" });
+    if (signal?.aborted || performance.now() >= deadline) return resolve({ kind: "aborted" });
     // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
     if (request.method === "CONNECT")
       return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
@@ -64,10 +62,16 @@ export function sendRequest(
       controller?.abort(new Error(exchange.kind));
     };
     const onAbort = () => stop({ kind: "aborted" });
-    const timer =
-      untilDeadline < timeoutMs
-        ? setTimeout(onAbort, untilDeadline)
-        : setTimeout(() => stop({ kind: "timed out" }), timeoutMs);
+    // One timer serves both limits: the exchange's own, and the deadline when that comes first. A timer may
+    // fire a little early by performance.now(): the deadline's stop then waits for the rest, so that it
+    // never ends an exchange before the deadline (the engine counts a failure past it as the run's time-out).
+    const timedOutAt = performance.now() + timeoutMs;
+    const onTimer = () => {
+      const now = performance.now();
+      if (deadline <= timedOutAt && now < deadline) timer = setTimeout(onTimer, deadline - now);
+      else stop(deadline <= timedOutAt ? { kind: "aborted" } : { kind: "timed out" });
+    };
+    let timer = setTimeout(onTimer, Math.min(timeoutMs, deadline - performance.now()));
     signal?.addEventListener("abort", onAbort, { once: true });
 
     const handler: Dispatcher.DispatchHandler = {

@@ -97,10 +97,18 @@ export function createHttpAdapter(
         outcome = await attempt(prepared, stop);
         if (!outcome.retryable || made >= attempts) break;
         const wait = backoffDelay(made, backoffMs, random);
-        await sleep(
-          Math.min(wait, (stop.deadline ?? Number.POSITIVE_INFINITY) - performance.now()),
-          stop.signal,
-        );
+        if (stop.deadline !== undefined && performance.now() + wait >= stop.deadline) {
+          // The deadline comes first: no further attempt. Stopping before it would let a failure pass for
+          // the call's own (the engine counts one at or past it as the run's time-out).
+          for (
+            let left = stop.deadline - performance.now();
+            left > 0;
+            left = stop.deadline - performance.now()
+          )
+            await sleep(left, undefined);
+          return failure("aborted");
+        }
+        await sleep(wait, stop.signal);
         if (stopped(stop)) return failure("aborted");
       }
       if (made > 1) outcome.response.messages.push(`${name}: ${made} attempts were made`);

@@ -37,8 +37,11 @@ export function withinDeadline<T>(
     const entry: Waiting = {
       deadline,
       expire() {
-        onTimeout();
-        resolve(timedOut);
+        try {
+          onTimeout();
+        } finally {
+          resolve(timedOut);
+        }
       },
       previous: undefined,
       next: undefined,
@@ -91,15 +94,26 @@ function expireDue(): void {
   timer = undefined;
   timerAt = Number.POSITIVE_INFINITY;
   const now = performance.now();
-  let next = Number.POSITIVE_INFINITY;
   const due: Waiting[] = [];
-  for (let entry = first; entry; entry = entry.next) {
-    if (entry.deadline <= now) due.push(entry);
-    else if (entry.deadline < next) next = entry.deadline;
-  }
+  for (let entry = first; entry; entry = entry.next) if (entry.deadline <= now) due.push(entry);
   // A timer that fired late finds several due: they end in the order of their deadlines.
   due.sort((a, b) => a.deadline - b.deadline);
   for (const entry of due) unwatch(entry);
-  for (const entry of due) entry.expire();
-  if (next !== Number.POSITIVE_INFINITY) arm(next);
+  try {
+    // Every due wait ends, even after an onTimeout that threw; the first error is thrown afterwards.
+    let failed: { error: unknown } | undefined;
+    for (const entry of due) {
+      try {
+        entry.expire();
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+    if (failed) throw failed.error;
+  } finally {
+    // After the expiries, which may have started waits of their own (and armed the timer for them).
+    let next = Number.POSITIVE_INFINITY;
+    for (let entry = first; entry; entry = entry.next) if (entry.deadline < next) next = entry.deadline;
+    if (next < timerAt) arm(next);
+  }
 }

@@ -12,8 +12,29 @@ interface EndOptions {
   headers?: Record<string, string>;
 }
 
-/** Where a namespace keeps its run: a symbol, so no cell can name it. */
-const runOf = Symbol("run");
+/**
+ * Gives a namespace its run as a private field (the base constructor returns the namespace, so the field
+ * lands on it): no cell can reach it, not even through `arguments[0]`, which is the namespace.
+ */
+class Returning {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the field is stamped onto the namespace itself.
+    return target;
+  }
+}
+
+class RunOf extends Returning {
+  #state: RunState;
+
+  constructor(namespace: Namespace, state: RunState) {
+    super(namespace);
+    this.#state = state;
+  }
+
+  static of(namespace: Namespace): RunState {
+    return (namespace as unknown as RunOf).#state;
+  }
+}
 
 type Special = (state: RunState, namespace: Namespace) => unknown;
 
@@ -91,7 +112,7 @@ for (const [name, make] of Object.entries(specials)) {
   };
   Object.defineProperty(namespaceBase, name, {
     get(this: Namespace) {
-      return own(this, make((this as Record<symbol, unknown>)[runOf] as RunState, this));
+      return own(this, make(RunOf.of(this), this));
     },
     set(this: Namespace, value: unknown) {
       own(this, value);
@@ -103,7 +124,7 @@ Object.freeze(namespaceBase);
 /** The namespace of one run: input, output, each formula variable (null), loop variables and special functions. */
 export function createNamespace(state: RunState, input: InputData, output: OutputData): Namespace {
   const namespace: Namespace = Object.create(namespaceBase);
-  (namespace as Record<symbol, unknown>)[runOf] = state;
+  new RunOf(namespace, state);
   namespace.input = input;
   namespace.output = output;
   for (const request of state.integration.serviceRequests) namespace[request.formulaVariable] = null;

@@ -184,7 +184,13 @@ async function execute(
       state.runDeadline,
       () => state.abort?.abort(),
     );
-    if (answer === timedOut) {
+    // An adapter that stops at the run's deadline itself (the http adapter) may answer before the engine's
+    // own timer fires: a failure at or past the deadline is the run's time-out all the same.
+    const late =
+      answer !== timedOut &&
+      (answer as AdapterResponse | null)?.success !== true &&
+      performance.now() >= state.runDeadline;
+    if (answer === timedOut || late) {
       const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
       return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
     }
@@ -195,13 +201,17 @@ async function execute(
   }
 }
 
+/** Where a call context keeps its run: a symbol, not enumerable, so a copy of the context leaves it out. */
+const runOfCall = Symbol("run");
+
 /**
  * What an adapter learns of the call; its signal is made only when the adapter asks for it. `signal` is an
  * own, enumerable property as an adapter would expect (`{ ...context }` keeps it), defined with one getter
- * shared by every context. Not an object literal with a getter: that is a dictionary-mode object, and with
- * one per call every run outlived the young generation (`--trace-gc-nvp` on the engine bench: 99 % of what
- * a scavenge kept was promoted, 2.8 MB each time; 0 % now), which cost serve ~10 ms scavenges and full
- * collections on background threads.
+ * shared by every context, which finds the run through the receiver, so a Proxy of the context or an
+ * object made from it reads it too. Not an object literal with a getter: that is a dictionary-mode object,
+ * and with one per call every run outlived the young generation (`--trace-gc-nvp` on the engine bench:
+ * 99 % of what a scavenge kept was promoted, 2.8 MB each time; 0 % now), which cost serve ~10 ms
+ * scavenges and full collections on background threads.
  */
 class CallContext implements AdapterCallContext {
   declare readonly signal: AbortSignal;
@@ -209,26 +219,20 @@ class CallContext implements AdapterCallContext {
   readonly formulaVariable: string;
   readonly sridx: number | null;
   readonly deadline: number;
-  readonly #state: RunState;
 
   constructor(state: RunState, request: CompiledServiceRequest, sridx: number | null) {
     this.system = request.system;
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
     this.deadline = state.runDeadline;
-    this.#state = state;
-    Object.defineProperty(this, "signal", signalProperty);
-  }
-
-  static signalOf(context: CallContext): AbortSignal {
-    return runSignal(context.#state);
+    Object.defineProperties(this, { signal: signalProperty, [runOfCall]: { value: state } });
   }
 }
 
 const signalProperty: PropertyDescriptor = {
   enumerable: true,
-  get(this: CallContext) {
-    return CallContext.signalOf(this);
+  get(this: Record<typeof runOfCall, RunState>) {
+    return runSignal(this[runOfCall]);
   },
 };
 

@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createHttpAdapter } from "../../src/adapters/http.js";
 import { timedOut, withinDeadline } from "../../src/engine/deadlines.js";
 import { runDefinition } from "../_helpers.js";
+import { startTestServer } from "../adapters/_server.js";
 
 const never = () => new Promise<never>(() => {});
 const inMs = (ms: number) => performance.now() + ms;
@@ -53,6 +55,16 @@ describe("withinDeadline", () => {
     await expect(withinDeadline(Promise.resolve("now"), inMs(10), () => void late++)).resolves.toBe("now");
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(late).toBe(1);
+  });
+
+  it("times out a wait started while others expire, even with a later one still waiting", async () => {
+    let inner: Promise<unknown> | undefined;
+    const far = withinDeadline(never(), inMs(3_000), () => {});
+    await withinDeadline(never(), inMs(20), () => {
+      inner = withinDeadline(never(), inMs(20), () => {});
+    });
+    const first = await Promise.race([inner?.then(() => "inner"), far.then(() => "far")]);
+    expect(first).toBe("inner");
   });
 
   it("keeps the process alive while a wait is in progress, and not after", () => {
@@ -136,6 +148,40 @@ describe("a run that times out waiting on an adapter", () => {
       ["deadline", "formulaVariable", "signal", "sridx", "system"],
       true,
     ]);
+  });
+
+  it("reports the run's time-out when the http adapter stops at the deadline itself", async () => {
+    const server = await startTestServer(() => {});
+    const core = createHttpAdapter({ name: "core", config: { adapter: "http", base_url: server.url } });
+    onTestFinished(() => core.close());
+    const definition =
+      "name: slow\ntimeout_ms: 40\nservice_requests:\n  - formula_variable: core\n    system: core\n" +
+      "    field_mappings:\n      - { field: service_path, literal: /t }\n      - { field: method, literal: GET }\n";
+    for (let run = 0; run < 5; run++) {
+      const result = await runDefinition(definition, { payload: {} }, { adapters: () => core });
+      expect(result.output.status).toBe(504);
+      const request = result.record.items.find((item) => item.kind === "REQUEST");
+      expect(request?.kind === "REQUEST" && request.response?.messages).toEqual([
+        "core: the run timed out waiting for system core",
+      ]);
+    }
+  });
+
+  it("lets an adapter read the signal through a Proxy of its context or an object made from it", async () => {
+    const seen: boolean[] = [];
+    await runDefinition(
+      "name: wrapped\nservice_requests:\n  - formula_variable: core\n    system: transform\n",
+      { payload: {} },
+      {
+        adapters: () => ({
+          execute: async (_request, context) => {
+            seen.push(new Proxy(context, {}).signal.aborted, Object.create(context).signal.aborted);
+            return { success: true, payload: null, messages: [] };
+          },
+        }),
+      },
+    );
+    expect(seen).toEqual([false, false]);
   });
 
   it("takes a module adapter's answer given without a promise", async () => {

@@ -626,6 +626,14 @@ finally_hook: |
     expect(logs(first?.record.items ?? [])).toEqual(["logged"]);
   });
 
+  it("leave the run's own state out of the cells' reach", async () => {
+    const result = await runDefinition(
+      "name: reach\non_success_hook: |\n  output.payload = { own: Reflect.ownKeys(arguments[0]).filter((key) => typeof key !== 'string').length }\n",
+      { payload: {} },
+    );
+    expect(result.output.payload).toEqual({ own: 0 });
+  });
+
   it("fails the run when map_value names an unknown set", async () => {
     const result = await runDefinition(mapping, { payload: { set: "nope", value: 1 } });
     expect(result.status).toBe("failure");
