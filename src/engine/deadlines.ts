@@ -98,20 +98,14 @@ function expireDue(): void {
   for (let entry = first; entry; entry = entry.next) if (entry.deadline <= now) due.push(entry);
   // A timer that fired late finds several due: they end in the order of their deadlines.
   due.sort((a, b) => a.deadline - b.deadline);
-  for (const entry of due) unwatch(entry);
   try {
-    // Every due wait ends, even after an onTimeout that threw; the first error is thrown afterwards.
-    let failed: { error: unknown } | undefined;
     for (const entry of due) {
-      try {
-        entry.expire();
-      } catch (error) {
-        failed ??= { error };
-      }
+      unwatch(entry);
+      entry.expire();
     }
-    if (failed) throw failed.error;
   } finally {
-    // After the expiries, which may have started waits of their own (and armed the timer for them).
+    // After the expiries, which may have started waits of their own; a wait left due by an onTimeout that
+    // threw is still in the list, and the timer fires again for it at once.
     let next = Number.POSITIVE_INFINITY;
     for (let entry = first; entry; entry = entry.next) if (entry.deadline < next) next = entry.deadline;
     if (next < timerAt) arm(next);

@@ -3,6 +3,7 @@ import { castValue } from "./cast.js";
 import type { CompiledMapping, CompiledPath, CompiledServiceRequest } from "./compile.js";
 import { type ResolvedSegment, writePath } from "./paths.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
+import { copyOf } from "./snapshot.js";
 import { toItems } from "./validation.js";
 
 /** Builds a service call's request payload from its field mappings, in order (SPEC §4.5). */
@@ -27,7 +28,7 @@ export function applyFieldMappings(
 function applyMapping(state: RunState, mapping: CompiledMapping, payload: Record<string, unknown>): void {
   if (mapping.includeIf && !callCell(state, mapping.includeIf)) return;
   let value =
-    "value" in mapping.source ? callCell(state, mapping.source.value) : copyLiteral(mapping.source.literal);
+    "value" in mapping.source ? callCell(state, mapping.source.value) : copyOf(mapping.source.literal);
   if (mapping.mapValue) value = mapping.mapValue(value);
   if (mapping.valueType && value !== null && value !== undefined) {
     const cast = castValue(value, mapping.valueType);
@@ -66,9 +67,4 @@ function fail(mapping: CompiledMapping, reason: string): never {
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-/** Each run gets its own copy of an object or list literal; a text, number or boolean is its own copy. */
-function copyLiteral(literal: unknown): unknown {
-  return literal !== null && typeof literal === "object" ? structuredClone(literal) : literal;
 }

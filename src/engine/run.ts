@@ -18,7 +18,7 @@ import {
   systemClock,
 } from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
-import { snapshot } from "./snapshot.js";
+import { copyOf, snapshot } from "./snapshot.js";
 import { runRules } from "./validation.js";
 
 /** What comes in: the request body and, where there is one, the rest of the HTTP request. */
@@ -145,11 +145,6 @@ export function startIntegration(
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
   const mask = <T>(value: T): T => scrub()(copyOf(value));
   return { runId: state.id, started, accepted, completion, mask };
-}
-
-/** A copy that masking may change in place; a primitive is its own copy. */
-function copyOf<T>(value: T): T {
-  return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
 /** Whether the output's payload is still the engine's own §12 default, untouched by a hook. */

@@ -19,6 +19,11 @@ export function snapshot(value: unknown): unknown {
   return copy(value, 1, []);
 }
 
+/** A copy of its own that may be changed in place (an object literal, a value to mask); a primitive is its own copy. */
+export function copyOf<T>(value: T): T {
+  return value !== null && typeof value === "object" ? structuredClone(value) : value;
+}
+
 /** A byte string as history records it (SPEC §5): its length and its first 256 characters as UTF-8 text. */
 export function bytesPreview(bytes: Uint8Array): BytesPreview {
   let preview = utf8.decode(bytes.subarray(0, previewBytes)).slice(0, previewLength);
