@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { ProjectConfig } from "../definition/types.js";
+import { scrubError } from "../engine/scrub-error.js";
 import { startMockcore } from "../mockcore/server.js";
 import { startSharedMockcore } from "../mockcore/shared.js";
 import type { AdapterResolver } from "./adapter.js";
@@ -15,18 +16,24 @@ export interface LiveSystems {
  * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one;
  * when another process already runs the core on that file, they talk to that one or wait for it
  * (mockcore/shared.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
+ * An error starting or closing them has each of `secrets` masked: an adapter module's own error, or a
+ * module or data file path taken from the environment, may quote one.
  */
 export async function startSystems(
   config: ProjectConfig,
   projectDir: string,
-  options: { lasting?: boolean } = {},
+  options: { lasting?: boolean; secrets?: readonly string[] } = {},
 ): Promise<LiveSystems> {
+  const secretly = <T>(work: () => Promise<T>) =>
+    work().catch((error: unknown) => {
+      throw scrubError(error, options.secrets ?? []);
+    });
   const systems = config.systems ?? {};
   const dataFile = config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined;
   const embedded = Object.values(systems).some((system) => system.base_url === "mockcore:")
-    ? await (dataFile
-        ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false })
-        : startMockcore())
+    ? await secretly<{ url: string; close(): Promise<void> }>(() =>
+        dataFile ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false }) : startMockcore(),
+      )
     : undefined;
   const baseUrls = Object.fromEntries(
     Object.entries(systems).flatMap(([name, system]) =>
@@ -34,13 +41,14 @@ export async function startSystems(
     ),
   );
   try {
-    const adapters = await createAdapterResolver(systems, { projectDir, baseUrls });
+    const adapters = await secretly(() => createAdapterResolver(systems, { projectDir, baseUrls }));
     return {
       resolve: adapters.resolve,
-      async close() {
-        await adapters.close();
-        await embedded?.close();
-      },
+      close: () =>
+        secretly(async () => {
+          await adapters.close();
+          await embedded?.close();
+        }),
     };
   } catch (error) {
     await embedded?.close();

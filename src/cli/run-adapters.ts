@@ -16,6 +16,8 @@ export interface RunAdaptersOptions {
   cwd: string;
   projectDir: string;
   config: ProjectConfig;
+  /** Masked in an error starting or closing the live systems. */
+  secrets: readonly string[];
 }
 
 export interface RunAdapters {
@@ -39,7 +41,7 @@ export async function createRunAdapters(options: RunAdaptersOptions): Promise<Ru
   } else {
     // Loaded only for a live run: undici and the mock core are most of a --mock run's start-up otherwise.
     const { startSystems } = await import("../adapters/systems.js");
-    base = await startSystems(options.config, options.projectDir);
+    base = await startSystems(options.config, options.projectDir, { secrets: options.secrets });
   }
 
   const recorder = options.record ? createRecorder(base.resolve) : undefined;

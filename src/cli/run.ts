@@ -12,7 +12,6 @@ import { assertUsable } from "../definition/usable.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
-import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
@@ -48,11 +47,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   const config = project.config.value;
   const integration = compileIntegration(definition);
   const secrets = [...project.config.secrets, ...definition.secrets];
-  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config }).catch(
-    (error: unknown) => {
-      throw scrubError(error, secrets);
-    },
-  );
+  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config, secrets });
   try {
     return await runWith(
       integration,

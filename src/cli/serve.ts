@@ -1,7 +1,6 @@
 import { type LiveSystems, startSystems } from "../adapters/systems.js";
 import type { Env } from "../definition/load.js";
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
-import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import { idempotencyDir, type LoadedSet, loadServedSet, type ServedSet } from "../serve/app.js";
 import { createAuthenticator, isLoopbackHost } from "../serve/auth.js";
@@ -125,11 +124,9 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   return 0;
 }
 
-/** The set's systems; an error starting them has the set's secrets masked. */
+/** The set's systems; an error starting or closing them has the set's secrets masked. */
 function startSecretly(set: ServedSet): Promise<LiveSystems> {
-  return startSystems(set.config, set.projectDir, { lasting: true }).catch((error: unknown) => {
-    throw scrubError(error, set.secrets);
-  });
+  return startSystems(set.config, set.projectDir, { lasting: true, secrets: set.secrets });
 }
 
 function describeEndpoints(set: ServedSet): string {

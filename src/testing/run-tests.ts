@@ -12,7 +12,6 @@ import { type CompiledIntegration, compileIntegration } from "../engine/compile.
 import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
-import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
@@ -80,16 +79,14 @@ export async function runTests(
 
   const config = project.config.value;
   const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
+  const secrets = secretsOf(project);
   let systems: Promise<LiveSystems> | undefined;
-  const live = () =>
-    (systems ??= startSystems(config, project.dir).catch((error: unknown) => {
-      throw scrubError(error, secretsOf(project));
-    }));
+  const live = () => (systems ??= startSystems(config, project.dir, { secrets }));
   const results: CaseResult[] = new Array(jobs.length);
   let done = 0;
   try {
     await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
-      results[index] = await runCase(job.entry, job.testCase, job.integration, project, live);
+      results[index] = await runCase(job.entry, job.testCase, job.integration, project, secrets, live);
       if (results[index]?.record) history.write(results[index].record);
       options.onCaseDone?.(++done, jobs.length);
     });
@@ -105,6 +102,7 @@ async function runCase(
   testCase: TestCase,
   integration: CompiledIntegration,
   project: LoadedProject,
+  secrets: readonly string[],
   live: () => Promise<LiveSystems>,
 ): Promise<CaseResult> {
   const started = performance.now();
@@ -116,7 +114,7 @@ async function runCase(
     trigger: "test",
     cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
     runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    secrets: secretsOf(project),
+    secrets,
   });
   const differences = checkExpectations(testCase.expect ?? {}, result.record);
   return {
