@@ -4,22 +4,28 @@ import type { ValuePath } from "./yaml-source.js";
 
 // Both required on first use: a project without a request_schema never loads them.
 const require = createRequire(import.meta.url);
-let ajv: Ajv2020 | undefined;
 let metaSchema: ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 type Schema = Record<string, unknown> | boolean;
 
 /**
- * A `request_schema` compiled into the validator serve checks bodies with; throws ajv's error for a schema it
- * cannot compile. Formats are not checked (no format vocabulary is promised); `addUsedSchema: false` keeps
- * each schema's `$id` to itself, so two definitions may share one.
+ * A compiler of `request_schema`s into the validators serve checks bodies with, for one load of a project:
+ * ajv keeps every schema it compiled, so each load (serve --watch reloads) has an ajv of its own, dropped
+ * with it. It throws ajv's error for a schema it cannot compile. The schema is not checked against the
+ * meta-schema again (ajv would compile that at run time): the request-schema rule has, before any load.
+ * Formats are not checked (no format vocabulary is promised); `addUsedSchema: false` keeps each schema's
+ * `$id` to itself, so two definitions may share one.
  */
-export function compileRequestSchema(schema: Schema): ValidateFunction {
-  if (!ajv) {
-    const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, addUsedSchema: false });
-  }
-  return ajv.compile(schema);
+export function createRequestSchemaCompiler(): (schema: Schema) => ValidateFunction {
+  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  const ajv: Ajv2020 = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    validateSchema: false,
+    addUsedSchema: false,
+  });
+  return (schema) => ajv.compile(schema);
 }
 
 export interface RequestSchemaProblem {

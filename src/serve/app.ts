@@ -61,6 +61,7 @@ export function loadServedSet(options: LoadServedSetOptions): LoadedSet {
     })),
   );
   const config = project.config.value;
+  const secrets = [...project.config.secrets, ...project.definitions.flatMap((loaded) => loaded.secrets)];
   return {
     ok: true,
     set: {
@@ -69,8 +70,11 @@ export function loadServedSet(options: LoadServedSetOptions): LoadedSet {
       settings: serveSettings(config),
       definitions: served.map((loaded) => loaded.value),
       router: createRouter(routes),
-      requestSchemas: compileRequestSchemas(served.map((loaded) => loaded.value)),
-      secrets: [...project.config.secrets, ...project.definitions.flatMap((loaded) => loaded.secrets)],
+      requestSchemas: compileRequestSchemas(
+        served.map((loaded) => loaded.value),
+        secrets,
+      ),
+      secrets,
       warnings: issues,
     },
   };

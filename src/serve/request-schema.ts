@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { compileRequestSchema } from "../definition/request-schema.js";
+import { createRequestSchemaCompiler } from "../definition/request-schema.js";
 import type { Definition } from "../definition/types.js";
+import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import type { ProblemError } from "./problem.js";
 
@@ -13,25 +14,28 @@ export const maxSchemaErrors = 20;
 /**
  * A validator per integration that has a `request_schema`, by name, each compiled once when the set
  * is loaded. A schema ajv cannot compile stops the load with DEFINITION_INVALID (validate's
- * request-schema rule reports it first, with its line).
+ * request-schema rule reports it first, with its line); its message has `secrets` masked, since the
+ * schema's values may come from `${env:…}` and ajv quotes them (an unresolvable `$ref`).
  */
 export function compileRequestSchemas(
   definitions: readonly Definition[],
+  secrets: readonly string[] = [],
 ): ReadonlyMap<string, RequestSchemaValidator> {
   const validators = new Map<string, RequestSchemaValidator>();
+  let compile: ReturnType<typeof createRequestSchemaCompiler> | undefined;
   for (const definition of definitions) {
     if (definition.request_schema === undefined) continue;
     let validate: ValidateFunction;
     try {
-      validate = compileRequestSchema(definition.request_schema);
-    } catch (error) {
+      compile ??= createRequestSchemaCompiler();
+      validate = compile(definition.request_schema);
+    } catch (caught) {
+      const error = scrubError(caught, secrets);
       const reason = error instanceof Error ? error.message : String(error);
       throw new BassError(
         "DEFINITION_INVALID",
         `${definition.name}: request_schema cannot be compiled: ${reason}`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
     validators.set(definition.name, (payload) =>

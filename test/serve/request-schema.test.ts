@@ -126,6 +126,14 @@ describe("compileRequestSchemas", () => {
     }
   });
 
+  it("masks the project's secrets in a schema's compile error", () => {
+    const schema = { $ref: "https://schemas.example/hunter22-token.json" };
+    const load = () =>
+      compileRequestSchemas([{ name: "secret.schema", request_schema: schema }], ["hunter22-token"]);
+    expect(load).toThrow(/^secret\.schema: request_schema cannot be compiled/);
+    expect(load).not.toThrow(/hunter22/);
+  });
+
   it.each([
     ["an unknown type", { type: "strin" }],
     ["a reference that cannot be resolved", { $ref: "https://elsewhere.example/schema.json" }],
