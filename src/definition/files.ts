@@ -53,6 +53,11 @@ function listPath(path: string): string[] {
   return stats?.isFile() && isDefinitionFile(path) ? [path] : [];
 }
 
+/** Whether a project's files are never looked for at this name: dot-files and dot-folders (.bass, .git …), node_modules. */
+export function isSkipped(name: string): boolean {
+  return name === "node_modules" || name.startsWith(".");
+}
+
 /**
  * Every file under `dir`, skipping dot-folders and node_modules. Links to folders are not followed (a
  * link back up would loop), and a link counts only when it ends at a regular file; a folder that cannot
@@ -66,7 +71,7 @@ function walk(dir: string): string[] {
     return [];
   }
   return entries.flatMap((entry) => {
-    if (entry.name === "node_modules" || entry.name.startsWith(".")) return [];
+    if (isSkipped(entry.name)) return [];
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return walk(path);
     if (entry.isFile()) return [path];

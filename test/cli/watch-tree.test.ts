@@ -49,6 +49,18 @@ describe("watchTree", () => {
     await reported("new");
   });
 
+  it("watches a folder again that was removed and made anew", async () => {
+    const { root, reported } = watched({ "sub/a.yaml": "name: a\n" });
+    rmSync(join(root, "sub"), { recursive: true });
+    await reported("sub");
+    mkdirSync(join(root, "sub"));
+    await reported("sub");
+    for (let save = 1; save <= 2; save++) {
+      writeFileSync(join(root, "sub", "b.yaml"), `name: b${save}\n`);
+      await reported(join("sub", "b.yaml"));
+    }
+  });
+
   it("does not look into .bass, where serve writes its history", async () => {
     const { root, everything, reported } = watched({ ".bass/history/x.jsonl": "", "a.yaml": "" });
     writeFileSync(join(root, ".bass", "history", "x.jsonl"), "{}\n");
