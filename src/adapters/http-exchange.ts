@@ -15,9 +15,21 @@ export interface SendRequestOptions {
   timeoutMs: number;
   /** A longer body ends the exchange unread, and its connection with it. */
   maxResponseBytes: number;
-  /** Ends the exchange as aborted; so does `deadline` (a `performance.now()` time) once it passes. */
+  stop: Stop;
+}
+
+/**
+ * What ends an exchange as aborted: its signal, or its deadline (a `performance.now()` time) once it
+ * passes. The engine gives a call its run's deadline, so the run's AbortSignal is never made for it.
+ */
+export interface Stop {
   signal?: AbortSignal | undefined;
   deadline?: number | undefined;
+}
+
+/** Whether `stop` has ended what it guards. */
+export function stopped(stop: Stop): boolean {
+  return stop.signal?.aborted === true || (stop.deadline !== undefined && performance.now() >= stop.deadline);
 }
 
 // Strips a byte order mark, as undici's body.text() does.
@@ -34,10 +46,11 @@ export function sendRequest(
   request: PreparedRequest,
   options: SendRequestOptions,
 ): Promise<Exchange> {
-  const { timeoutMs, maxResponseBytes, signal } = options;
-  const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
+  const { timeoutMs, maxResponseBytes, stop: limit } = options;
+  const { signal } = limit;
+  const deadline = limit.deadline ?? Number.POSITIVE_INFINITY;
   return new Promise((resolve) => {
-    if (signal?.aborted || performance.now() >= deadline) return resolve({ kind: "aborted" });
+    if (stopped(limit)) return resolve({ kind: "aborted" });
     // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
     if (request.method === "CONNECT")
       return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
@@ -86,6 +99,7 @@ export function sendRequest(
         contentType = headers["content-type"];
       },
       onResponseData(_controller, chunk) {
+        if (ended) return;
         size += chunk.length;
         if (size > maxResponseBytes) stop({ kind: "too large", status });
         else chunks.push(chunk);

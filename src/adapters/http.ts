@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type Dispatcher, Pool } from "undici";
 import type { SystemConfig } from "../definition/types.js";
 import type { Adapter, AdapterCallContext, AdapterResponse } from "./adapter.js";
-import { sendRequest } from "./http-exchange.js";
+import { type Stop, sendRequest, stopped } from "./http-exchange.js";
 import { type PreparedRequest, parseBaseUrl, prepareRequest } from "./http-request.js";
 import { MAX_RESPONSE_BYTES, parseHttpResponse } from "./http-response.js";
 import { backoffDelay, isRetryableStatus, isRetryableTransportError, mayRepeat } from "./http-retry.js";
@@ -45,8 +45,7 @@ export function createHttpAdapter(
       origin: base.origin,
       timeoutMs,
       maxResponseBytes,
-      signal: stop.signal,
-      deadline: stop.deadline,
+      stop,
     });
     const where = () => `${name}: ${request.method} ${request.path.split("?")[0]}`;
     switch (exchange.kind) {
@@ -121,21 +120,9 @@ export function createHttpAdapter(
   };
 }
 
-/**
- * How a call learns that its run's time limit has passed: by the deadline when the engine gives one (the
- * run's AbortSignal is then never made), else by the signal.
- */
-interface Stop {
-  signal?: AbortSignal | undefined;
-  deadline?: number | undefined;
-}
-
+/** How a call learns that its run's time limit has passed: the deadline when the engine gives one, else the signal. */
 function stopOf(context: AdapterCallContext): Stop {
   return context.deadline !== undefined ? { deadline: context.deadline } : { signal: context.signal };
-}
-
-function stopped(stop: Stop): boolean {
-  return stop.signal?.aborted === true || (stop.deadline !== undefined && performance.now() >= stop.deadline);
 }
 
 function errorCode(error: unknown): string {

@@ -1,5 +1,7 @@
 import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import { isObject } from "./object-items.js";
+import { pointerSegments } from "./schema.js";
 import type { ValuePath } from "./yaml-source.js";
 
 // Both required on first use: a project without a request_schema never loads them.
@@ -126,10 +128,9 @@ function eachSubschema(
   }
 }
 
+/** The value as a mapping, or an empty one. */
 function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isObject(value) ? value : {};
 }
 
 /** Whether a URI fragment's JSON pointer (`/$defs/x`) finds a value in `root`. */
@@ -141,25 +142,18 @@ function resolves(root: unknown, fragment: string): boolean {
   } catch {
     return false;
   }
-  for (const segment of decodePointer(pointer)) {
+  for (const segment of pointerSegments(pointer)) {
     if (typeof at !== "object" || at === null || !Object.hasOwn(at, segment)) return false;
     at = (at as Record<string, unknown>)[segment];
   }
   return true;
 }
 
-function decodePointer(pointer: string): string[] {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
-}
-
 /** A JSON pointer into `value` as a value path: segments that index an array become numbers. */
 function pathOf(value: unknown, pointer: string): ValuePath {
   const path: (string | number)[] = [];
   let at = value;
-  for (const segment of decodePointer(pointer)) {
+  for (const segment of pointerSegments(pointer)) {
     const key = Array.isArray(at) ? Number(segment) : segment;
     path.push(key);
     at = (at as Record<string | number, unknown> | undefined)?.[key];

@@ -79,12 +79,16 @@ function toIssue(error: ErrorObject, source: YamlSource): Issue | undefined {
 }
 
 function instancePath(pointer: string): ValuePath {
+  return pointerSegments(pointer).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+/** A JSON pointer's segments (`/a~1b/0` → `a/b`, `0`); the empty pointer has none. */
+export function pointerSegments(pointer: string): string[] {
   if (pointer === "") return [];
   return pointer
     .slice(1)
     .split("/")
-    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
 function formatWhere(path: ValuePath): string {

@@ -20,7 +20,8 @@ export interface HistoryFile {
   lines: number | undefined;
 }
 
-const segmentPattern = /^([0-7][0-9A-HJKMNP-TV-Z]{25})(?:-([1-9]\d{0,8}))?\.jsonl$/;
+// A segment's id, then its line count once sealed; the id is checked by isRunId.
+const segmentPattern = /^(\w{26})(?:-([1-9]\d{0,8}))?\.jsonl$/;
 const singleSuffix = ".json";
 
 export function segmentName(id: string, lines?: number): string {
@@ -30,7 +31,7 @@ export function segmentName(id: string, lines?: number): string {
 /** A history file's parts, or undefined for a name that is not one (temp files, notes, other tools' files). */
 export function parseHistoryName(name: string): HistoryFile | undefined {
   const segment = segmentPattern.exec(name);
-  if (segment?.[1]) {
+  if (segment?.[1] && isRunId(segment[1])) {
     return { name, id: segment[1], lines: segment[2] === undefined ? undefined : Number(segment[2]) };
   }
   const id = name.slice(0, -singleSuffix.length);

@@ -1,6 +1,6 @@
 import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
-import { objectItems } from "../object-items.js";
+import { isObject, objectItems } from "../object-items.js";
 import { requestSchemaProblems } from "../request-schema.js";
 import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";
@@ -69,10 +69,7 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
   }
 
   const schema = definition.request_schema;
-  if (
-    context.requestSchemas &&
-    (typeof schema === "boolean" || (typeof schema === "object" && schema !== null && !Array.isArray(schema)))
-  ) {
+  if (context.requestSchemas && (typeof schema === "boolean" || isObject(schema))) {
     for (const problem of requestSchemaProblems(schema))
       report("request-schema", problem.message, problem.at);
   }
