@@ -225,7 +225,9 @@ class CallContext implements AdapterCallContext {
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
     this.deadline = state.runDeadline;
-    Object.defineProperties(this, { signal: signalProperty, [runOfCall]: { value: state } });
+    // One at a time: defineProperties with a descriptor map made per call took twice as long.
+    Object.defineProperty(this, "signal", signalProperty);
+    Object.defineProperty(this, runOfCall, { value: state });
   }
 }
 
