@@ -55,6 +55,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     ttlSeconds: set.settings.idempotencyTtlSeconds,
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
+  const requestLog = createLineBuffer(output.stdout);
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve }),
     history,
@@ -67,7 +68,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     port,
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle,
-    log: createLineBuffer(output.stdout),
+    log: requestLog.log,
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();
@@ -119,6 +120,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   await (options.stopped ?? signal?.received);
   watcher?.close();
   await server.close(10_000);
+  requestLog.flush();
   await Promise.all([history.flush(), idempotency.flush()]);
   await systems.close();
   return 0;
@@ -156,17 +158,23 @@ function watchProject(set: ServedSet, reload: () => void): { close(): void } {
   };
 }
 
-/** Log lines written together once per turn of the event loop: one write for a burst of requests. */
-function createLineBuffer(write: (text: string) => void): (line: string) => void {
+/** Log lines written together every 10 ms at most: one write for a burst of requests. `flush` writes the rest now. */
+function createLineBuffer(write: (text: string) => void): { log(line: string): void; flush(): void } {
   let pending: string[] = [];
-  return (line) => {
-    if (pending.length === 0) {
-      setImmediate(() => {
-        const lines = pending;
-        pending = [];
-        write(`${lines.join("\n")}\n`);
-      });
-    }
-    pending.push(line);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const lines = pending;
+    pending = [];
+    write(`${lines.join("\n")}\n`);
+  };
+  return {
+    log(line) {
+      pending.push(line);
+      timer ??= setTimeout(flush, 10);
+    },
+    flush,
   };
 }
