@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, open, stat } from "node:fs/promises";
 import { connect } from "node:net";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -69,7 +69,10 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
       fd = await openFile(lock, "wx");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(lock, error);
-      const owner = await readOwner(lock);
+      const found = await readLock(lock);
+      // Let go of in the meantime: try again.
+      if (!found) continue;
+      const { owner } = found;
       const state = owner ? await stateOf(owner) : "unknown";
       if (state === "silent") silentSince ??= Date.now();
       if (owner && state === "serving") {
@@ -79,11 +82,11 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
       } else if (state === "silent" && Date.now() - (silentSince ?? 0) < graceMs) {
         // Most likely closing: its core stops listening, then writes its last changes, then lets go.
         await sleep(50);
-      } else if (state === "unknown" && (await ageMs(lock)) < graceMs) {
+      } else if (state === "unknown" && Date.now() - found.mtimeMs < graceMs) {
         // Being written: the owner writes its pid and url once its core listens.
         await sleep(20);
       } else {
-        await removeFile(lock);
+        await removeStaleLock(lock, found.ino);
         silentSince = undefined;
       }
       continue;
@@ -132,14 +135,65 @@ async function release(dataFile: string): Promise<void> {
   await (await entry.core).close();
 }
 
-async function readOwner(lock: string): Promise<LockOwner | undefined> {
+/** The lock file as it is now: its owner (if written yet), its inode and when it was last written; undefined once gone. */
+async function readLock(
+  lock: string,
+): Promise<{ owner: LockOwner | undefined; ino: number; mtimeMs: number } | undefined> {
+  let file: Awaited<ReturnType<typeof open>>;
   try {
-    const owner = JSON.parse(await readFile(lock, "utf8")) as Partial<LockOwner>;
+    file = await open(lock, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    // One open file for both: the owner read is that of the inode a takeover checks.
+    const { ino, mtimeMs } = await file.stat();
+    return { owner: parseOwner(await file.readFile("utf8")), ino, mtimeMs };
+  } finally {
+    await file.close();
+  }
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(text) as Partial<LockOwner>;
     return Number.isInteger(owner.pid) && typeof owner.url === "string"
       ? { pid: owner.pid as number, url: owner.url, lasting: owner.lasting === true }
       : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Removes the lock judged stale, the file with inode `ino`, and never another process's newer lock: two
+ * processes may judge the same lock stale, and the slower one would otherwise remove the lock the faster
+ * one has just taken, so that both run a core on the data file. A takeover holds `<lock>.takeover` while
+ * it checks the inode and removes the lock, so no other takeover runs in between; while the stale lock is
+ * there, no process can take a new one. Returns without removing anything while another takeover runs
+ * (its caller looks again); a `.takeover` older than the grace time was left by a crash and is removed.
+ * Exported for its tests.
+ */
+export async function removeStaleLock(lock: string, ino: number): Promise<void> {
+  const guard = `${lock}.takeover`;
+  let fd: number;
+  try {
+    fd = await openFile(guard, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(guard, error);
+    const since = await stat(guard).then(
+      (stats) => stats.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - since > graceMs) await removeFile(guard);
+    return;
+  }
+  try {
+    const current = await stat(lock).catch(() => undefined);
+    if (current?.ino === ino) await removeFile(lock);
+  } finally {
+    await closeFile(fd);
+    await removeFile(guard);
   }
 }
 
@@ -171,14 +225,6 @@ async function answers(address: string): Promise<boolean> {
     socket.once("connect", () => done(true));
     socket.once("error", () => done(false));
   });
-}
-
-async function ageMs(path: string): Promise<number> {
-  try {
-    return Date.now() - (await stat(path)).mtimeMs;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
 }
 
 function busyError(dataFile: string, owner: LockOwner): BassError {

@@ -1,10 +1,20 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cpSync, existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startSharedMockcore } from "../../src/mockcore/shared.js";
+import { removeStaleLock, startSharedMockcore } from "../../src/mockcore/shared.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
 const bin = join(import.meta.dirname, "../../bin/bass.js");
@@ -122,6 +132,65 @@ describe("the mock core on a data file, shared", () => {
     const core = await startSharedMockcore({ dataFile, lasting: false });
     onTestFinished(() => core.close());
     expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toMatchObject({ pid: process.pid });
+  });
+
+  it("removes the stale lock it judged, never a newer one, and waits while another takeover runs", async () => {
+    const dir = createTempDir();
+    const lock = join(dir, "core.json.lock");
+    writeFileSync(lock, JSON.stringify({ pid: 1, url: "http://127.0.0.1:9", lasting: true }));
+    const stale = statSync(lock).ino;
+    // Another process took the stale lock over: its own lock file is a new one.
+    const newer = JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:1", lasting: true });
+    writeFileSync(`${lock}.new`, newer);
+    renameSync(`${lock}.new`, lock);
+    await removeStaleLock(lock, stale);
+    expect(readFileSync(lock, "utf8")).toBe(newer);
+    // A takeover in progress: this one leaves the lock alone.
+    writeFileSync(`${lock}.takeover`, "");
+    await removeStaleLock(lock, statSync(lock).ino);
+    expect(readFileSync(lock, "utf8")).toBe(newer);
+    // A takeover a crash left: its guard goes, and the next look removes the lock.
+    const aMinuteAgo = (Date.now() - 60_000) / 1000;
+    utimesSync(`${lock}.takeover`, aMinuteAgo, aMinuteAgo);
+    await removeStaleLock(lock, statSync(lock).ino);
+    expect(existsSync(`${lock}.takeover`)).toBe(false);
+    await removeStaleLock(lock, statSync(lock).ino);
+    expect(readdirSync(dir)).toEqual([]);
+    // Already gone: nothing to do.
+    await removeStaleLock(lock, stale);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("has one owner when several processes find the same stale lock at once", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    writeFileSync(
+      `${dataFile}.lock`,
+      JSON.stringify({ pid: await endedPid(), url: (await listening()).url, lasting: true }),
+    );
+    const started = await Promise.all(
+      [1, 2, 3, 4].map(async () => {
+        const child = spawn(process.execPath, [bin, "mockcore", "--data", dataFile, "--port", "0"], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        onTestFinished(() => {
+          child.kill("SIGKILL");
+        });
+        let printed = "";
+        child.stdout?.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+        child.stderr?.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+        // The owner keeps running once it listens; the others end, sent to the owner's core.
+        return new Promise<string>((resolve) => {
+          child.stdout?.on("data", () => printed.includes("listening on") && resolve(printed));
+          child.once("exit", () => resolve(printed));
+        });
+      }),
+    );
+    const owners = started.filter((printed) => printed.includes("listening on"));
+    expect(owners).toHaveLength(1);
+    const url = /listening on (http:\/\/[\d.:]+)/.exec(owners[0] ?? "")?.[1];
+    for (const printed of started.filter((text) => !text.includes("listening on")))
+      expect(printed).toContain(`is in use by the mock core at ${url}`);
+    expect(existsSync(`${dataFile}.lock.takeover`)).toBe(false);
   });
 
   it("lets bass runs started together take turns, so every transfer is kept", async () => {
