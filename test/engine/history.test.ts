@@ -79,6 +79,37 @@ describe("history store", () => {
     expect(await store.read(records[1]?.id ?? "")).toEqual(records[1]);
   });
 
+  it("writes any text as UTF-8, whole: accents, CJK, emoji, lone surrogates, control characters", async () => {
+    const { dir, store } = createStore();
+    const texts = [
+      "Zoë Ångström",
+      "山田太郎",
+      "💶 1 000,00",
+      "\ud800 alone",
+      "tab\tnul\u0000",
+      "a".repeat(70_000),
+    ];
+    const records = texts.map((text) => runRecord({ labels: [text] }));
+    for (const record of records) store.write(record);
+    await store.flush();
+    const [name] = readdirSync(dir);
+    const lines = readFileSync(join(dir, name ?? ""), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    // JSON.stringify escapes a lone surrogate, so it is read back as it was.
+    expect(lines.map((line) => JSON.parse(line))).toEqual(records);
+  });
+
+  it("writes a batch of over a million characters whole, measured instead of given room for 3 bytes each", async () => {
+    const { dir, store } = createStore();
+    const records = ["é", "€", "x"].map((char) => runRecord({ labels: [char.repeat(400_000)] }));
+    for (const record of records) store.write(record);
+    await store.flush();
+    const [name] = readdirSync(dir);
+    const lines = readFileSync(join(dir, name ?? ""), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.map((line) => JSON.parse(line))).toEqual(records);
+  });
+
   it("starts a new segment every max_runs / 10 runs, at most 100", async () => {
     const { dir, store } = createStore({ maxRuns: 1000 });
     for (let i = 0; i < 250; i++) store.write(runRecord());
