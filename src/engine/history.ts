@@ -84,7 +84,8 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   let writing: ReadonlyMap<string, string> = new Map();
   // Every file operation runs on this chain, one at a time, in order.
   let chain: Promise<void> = Promise.resolve();
-  let scheduled = false;
+  // The wait before the next write, while records are queued; it keeps the process alive until they are written.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   let segment: OpenSegment | undefined;
   // The files on disk with their line counts, oldest first: listed once, then kept up to date.
   let files: Map<string, { file: HistoryFile; lines: number }> | undefined;
@@ -228,18 +229,18 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       if (!isRunId(record.id)) throw new TypeError(`"${record.id}" is not a run id`);
       const line = serialize(record);
       queue.set(record.id, line);
-      if (!scheduled) {
-        scheduled = true;
-        // The runs that end within a few milliseconds share one write: with serve waiting on a system,
-        // a turn of the event loop ends a run or two, and a write per turn cost it 5% of its speed.
-        setTimeout(() => {
-          scheduled = false;
-          void enqueue(drain);
-        }, groupCommitMs).unref();
-      }
+      // The runs that end within a few milliseconds share one write: with serve waiting on a system,
+      // a turn of the event loop ends a run or two, and a write per turn cost it 5% of its speed.
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void enqueue(drain);
+      }, groupCommitMs);
     },
 
     async flush() {
+      // Written now: the wait would only keep the process 10 ms longer.
+      clearTimeout(timer);
+      timer = undefined;
       await enqueue(async () => {
         await drain();
         await seal();

@@ -146,7 +146,14 @@ function createAnswerQueue(): AnswerQueue {
   const flush = () => {
     const answers = waiting;
     waiting = [];
-    for (const { response, payload } of answers) response.end(payload);
+    for (const { response, payload } of answers) {
+      try {
+        response.end(payload);
+      } catch {
+        // Outside any request's promise now: one answer that cannot go out must not keep the others back.
+        response.destroy();
+      }
+    }
   };
   return {
     send(response, payload) {

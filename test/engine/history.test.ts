@@ -1,5 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   createHistoryStore,
@@ -85,8 +87,11 @@ describe("history store", () => {
       "any text",
       ["Zoë Ångström", "山田太郎", "💶 1 000,00", "\ud800 alone", "tab\tnul\u0000", "a".repeat(70_000)],
     ],
+    // Every character takes the 3 bytes a batch is given room for.
+    ["text of 3-byte characters only", ["山田".repeat(150_000), "€".repeat(100)]],
     // Over a million characters the batch is measured instead of given room for 3 bytes each.
     ["a batch of over a million characters", ["é", "€", "x"].map((char) => char.repeat(400_000))],
+    ["a batch of 3-byte characters just over a million", ["田".repeat(2 ** 20 - 500)]],
   ])("writes %s as UTF-8, whole", async (_, labels) => {
     const { dir, store } = createStore();
     const records = labels.map((label) => runRecord({ labels: [label] }));
@@ -96,6 +101,18 @@ describe("history store", () => {
     const lines = readFileSync(join(dir, name ?? ""), "utf8").split("\n");
     expect(lines.pop()).toBe("");
     expect(lines.map((line) => JSON.parse(line))).toEqual(records);
+  });
+
+  it("writes a record before a process that never flushes ends of itself", () => {
+    const dir = join(createTempDir(), "history");
+    const record = runRecord();
+    // The built store (npm test builds first), in a process of its own that just ends.
+    const store = pathToFileURL(join(import.meta.dirname, "../../dist/engine/history.js")).href;
+    const script = `const { createHistoryStore } = await import(${JSON.stringify(store)});
+      createHistoryStore({ dir: ${JSON.stringify(dir)}, maxRuns: 10, storePayloads: true }).write(${JSON.stringify(record)});`;
+    execFileSync(process.execPath, ["--input-type=module", "-e", script]);
+    const [name] = readdirSync(dir);
+    expect(readFileSync(join(dir, name ?? ""), "utf8")).toBe(`${JSON.stringify(record)}\n`);
   });
 
   it("starts a new segment every max_runs / 10 runs, at most 100", async () => {
