@@ -1,7 +1,9 @@
+import type { BigIntStats } from "node:fs";
 import { mkdir, open, stat } from "node:fs/promises";
 import { connect } from "node:net";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isDeepStrictEqual } from "node:util";
 import { BassError } from "../errors.js";
 import { closeFile, openFile, removeFile, writeText } from "../fs-calls.js";
 import { type Mockcore, type StartMockcoreOptions, startMockcore } from "./server.js";
@@ -86,7 +88,8 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
         // Being written: the owner writes its pid and url once its core listens.
         await sleep(20);
       } else {
-        await removeStaleLock(lock, found.ino);
+        // Another process taking it over at the same time: look again in a moment.
+        if (!(await removeStaleLock(lock, found.identity))) await sleep(20);
         silentSince = undefined;
       }
       continue;
@@ -135,23 +138,42 @@ async function release(dataFile: string): Promise<void> {
   await (await entry.core).close();
 }
 
-/** The lock file as it is now: its owner (if written yet), its inode and when it was last written; undefined once gone. */
+/**
+ * What tells one lock file from another at the same path: its inode, its size and when it last changed, to
+ * the nanosecond (an inode number alone comes back: ext4 gives a new file the number of one just removed).
+ */
+export interface LockIdentity {
+  ino: bigint;
+  size: bigint;
+  ctimeNs: bigint;
+}
+
+/** The lock file as it is now: its owner (if written yet), its identity and when it was last written; undefined once gone. */
 async function readLock(
   lock: string,
-): Promise<{ owner: LockOwner | undefined; ino: number; mtimeMs: number } | undefined> {
+): Promise<{ owner: LockOwner | undefined; identity: LockIdentity; mtimeMs: number } | undefined> {
   let file: Awaited<ReturnType<typeof open>>;
   try {
     file = await open(lock, "r");
-  } catch {
-    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw lockError(lock, error);
   }
   try {
-    // One open file for both: the owner read is that of the inode a takeover checks.
-    const { ino, mtimeMs } = await file.stat();
-    return { owner: parseOwner(await file.readFile("utf8")), ino, mtimeMs };
+    // One open file for both: the owner read is that of the file a takeover checks.
+    const stats = await file.stat({ bigint: true });
+    return {
+      owner: parseOwner(await file.readFile("utf8")),
+      identity: identityOf(stats),
+      mtimeMs: Number(stats.mtimeMs),
+    };
   } finally {
     await file.close();
   }
+}
+
+function identityOf(stats: BigIntStats): LockIdentity {
+  return { ino: stats.ino, size: stats.size, ctimeNs: stats.ctimeNs };
 }
 
 function parseOwner(text: string): LockOwner | undefined {
@@ -166,15 +188,14 @@ function parseOwner(text: string): LockOwner | undefined {
 }
 
 /**
- * Removes the lock judged stale, the file with inode `ino`, and never another process's newer lock: two
+ * Removes the lock judged stale, the file of `identity`, and never another process's newer lock: two
  * processes may judge the same lock stale, and the slower one would otherwise remove the lock the faster
  * one has just taken, so that both run a core on the data file. A takeover holds `<lock>.takeover` while
- * it checks the inode and removes the lock, so no other takeover runs in between; while the stale lock is
- * there, no process can take a new one. Returns without removing anything while another takeover runs
- * (its caller looks again); a `.takeover` older than the grace time was left by a crash and is removed.
- * Exported for its tests.
+ * it checks the lock and removes it, so no other takeover runs in between; while the stale lock is there,
+ * no process can take a new one. Returns false, having removed nothing, while another takeover runs; a
+ * `.takeover` older than the grace time was left by a crash and is removed. Exported for its tests.
  */
-export async function removeStaleLock(lock: string, ino: number): Promise<void> {
+export async function removeStaleLock(lock: string, identity: LockIdentity): Promise<boolean> {
   const guard = `${lock}.takeover`;
   let fd: number;
   try {
@@ -186,13 +207,14 @@ export async function removeStaleLock(lock: string, ino: number): Promise<void> 
       () => Date.now(),
     );
     if (Date.now() - since > graceMs) await removeFile(guard);
-    return;
+    return false;
   }
   try {
-    const current = await stat(lock).catch(() => undefined);
-    if (current?.ino === ino) await removeFile(lock);
+    const current = await stat(lock, { bigint: true }).catch(() => undefined);
+    if (current && isDeepStrictEqual(identityOf(current), identity)) await removeFile(lock);
+    return true;
   } finally {
-    await closeFile(fd);
+    await closeFile(fd).catch(() => {});
     await removeFile(guard);
   }
 }

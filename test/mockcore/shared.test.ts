@@ -4,7 +4,6 @@ import {
   existsSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -137,27 +136,34 @@ describe("the mock core on a data file, shared", () => {
   it("removes the stale lock it judged, never a newer one, and waits while another takeover runs", async () => {
     const dir = createTempDir();
     const lock = join(dir, "core.json.lock");
-    writeFileSync(lock, JSON.stringify({ pid: 1, url: "http://127.0.0.1:9", lasting: true }));
-    const stale = statSync(lock).ino;
-    // Another process took the stale lock over: its own lock file is a new one.
-    const newer = JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:1", lasting: true });
-    writeFileSync(`${lock}.new`, newer);
-    renameSync(`${lock}.new`, lock);
-    await removeStaleLock(lock, stale);
+    const identity = () => {
+      const { ino, size, ctimeNs } = statSync(lock, { bigint: true });
+      return { ino, size, ctimeNs };
+    };
+    const staleText = JSON.stringify({ pid: 1, url: "http://127.0.0.1:9", lasting: true });
+    writeFileSync(lock, staleText);
+    const stale = identity();
+    // Another process removed the stale lock and took a new one, which ext4 may give the same inode.
+    rmSync(lock);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    writeFileSync(lock, "");
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:1", lasting: true }));
+    const newer = readFileSync(lock, "utf8");
+    expect(await removeStaleLock(lock, stale)).toBe(true);
     expect(readFileSync(lock, "utf8")).toBe(newer);
-    // A takeover in progress: this one leaves the lock alone.
+    // A takeover in progress: this one leaves the lock alone and says so.
     writeFileSync(`${lock}.takeover`, "");
-    await removeStaleLock(lock, statSync(lock).ino);
+    expect(await removeStaleLock(lock, identity())).toBe(false);
     expect(readFileSync(lock, "utf8")).toBe(newer);
     // A takeover a crash left: its guard goes, and the next look removes the lock.
     const aMinuteAgo = (Date.now() - 60_000) / 1000;
     utimesSync(`${lock}.takeover`, aMinuteAgo, aMinuteAgo);
-    await removeStaleLock(lock, statSync(lock).ino);
+    expect(await removeStaleLock(lock, identity())).toBe(false);
     expect(existsSync(`${lock}.takeover`)).toBe(false);
-    await removeStaleLock(lock, statSync(lock).ino);
+    expect(await removeStaleLock(lock, identity())).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
     // Already gone: nothing to do.
-    await removeStaleLock(lock, stale);
+    expect(await removeStaleLock(lock, stale)).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
   });
 
