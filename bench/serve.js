@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -65,7 +66,9 @@ const CONNECTIONS = 10;
  *   same mock core with an undici Pool (serve-baselines.js proxy).
  * Every server is checked to answer as expected, then loaded for 1 s untimed; then `rounds` rounds of
  * `seconds` s per server, each pair taking turns in an order that flips every round. Rates are 2xx
- * answers per second, medians of the rounds; latencies are every response's time over all rounds.
+ * answers per second, medians of the rounds; latencies are every response's time over all rounds. On
+ * Linux each note also gives each server's CPU per request over its rounds (all its threads), which
+ * moves less than a rate on a shared machine and shows where a ratio comes from.
  */
 export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 } = {}) {
   const root = mkdtempSync(join(tmpdir(), "bass-bench-serve-"));
@@ -78,7 +81,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
     for (const result of started) if (result.status === "fulfilled") children.push(result.value);
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
-    return started.map((result) => result.value.url);
+    return started.map((result) => result.value);
   };
   try {
     const echoProject = join(root, "echo");
@@ -95,7 +98,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
     });
 
     const serve = (project) => [bass, "serve", "--project", project, "--host", "127.0.0.1", "--port", "0"];
-    const [serveEcho, bare, core] = await start([
+    const [serveEcho, bare, { url: core }] = await start([
       ["serve-echo", serve(echoProject)],
       ["bare", [baselines, "bare"]],
       ["mockcore", [bass, "mockcore", "--host", "127.0.0.1", "--port", "0"]],
@@ -105,19 +108,19 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
       ["proxy", [baselines, "proxy", core]],
     ]);
 
-    await expectAnswer(serveEcho, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
-    await expectAnswer(bare, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
-    await expectAnswer(serveLive, LIVE_REQUEST, 200, (body) => body?.customer_id === "P000001");
-    await expectAnswer(proxy, LIVE_REQUEST, 200, (body) => body?.personId === "P000001");
+    await expectAnswer(serveEcho.url, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
+    await expectAnswer(bare.url, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
+    await expectAnswer(serveLive.url, LIVE_REQUEST, 200, (body) => body?.customer_id === "P000001");
+    await expectAnswer(proxy.url, LIVE_REQUEST, 200, (body) => body?.personId === "P000001");
 
     const targets = {
-      serveEcho: { url: serveEcho, request: ECHO_REQUEST, latencies: true },
-      bare: { url: bare, request: ECHO_REQUEST, latencies: true },
-      serveLive: { url: serveLive, request: LIVE_REQUEST },
-      proxy: { url: proxy, request: LIVE_REQUEST },
+      serveEcho: { ...serveEcho, request: ECHO_REQUEST, latencies: true },
+      bare: { ...bare, request: ECHO_REQUEST, latencies: true },
+      serveLive: { ...serveLive, request: LIVE_REQUEST },
+      proxy: { ...proxy, request: LIVE_REQUEST },
     };
     for (const target of Object.values(targets)) {
-      Object.assign(target, { rates: [], latencyMs: [], errors: 0, statuses: {} });
+      Object.assign(target, { rates: [], latencyMs: [], errors: 0, statuses: {}, cpuNs: 0, answered: 0 });
       await load(target, warmupSeconds, false);
     }
     for (let round = 0; round < rounds; round++) {
@@ -138,9 +141,15 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
 
     const rate = (target) => median(target.rates);
     const p99 = (target) => percentile(target.latencyMs, 0.99);
+    // A server's rounds, its CPU per request (the process's own, all threads) and its errors.
     const spread = (target) =>
-      target.rates.map((value) => Math.round(value)).join(", ") +
-      (target.errors ? `; ${target.errors} errors: ${JSON.stringify(target.statuses)}` : "");
+      [
+        `${target.rates.map((value) => Math.round(value)).join(", ")} req/s`,
+        cpuPerRequest(target),
+        target.errors ? `${target.errors} errors: ${JSON.stringify(target.statuses)}` : undefined,
+      ]
+        .filter((part) => part !== undefined)
+        .join(", ");
     const load10 = `autocannon, ${CONNECTIONS} connections, medians of ${rounds} rounds of ${seconds} s each, taking turns, after ${warmupSeconds} s of warm-up`;
     const echo = targets.serveEcho;
     const live = targets.serveLive;
@@ -151,7 +160,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
         unit: "req/s",
         baseline: { value: rate(targets.bare), label: "bare node:http" },
         goal: { text: "under 2× (0.5× the req/s)", max: 2, of: "ratio" },
-        note: `bass serve answers ${(rate(echo) / rate(targets.bare)).toFixed(2)}× the requests per second of a bare node:http server giving the same JSON (POST /bench/people with a ${ECHO_REQUEST.body.length}-byte JSON body, 1 echo call, 2 field mappings, on_success_hook, history written; ${load10}; serve rounds ${spread(echo)} req/s, bare ${spread(targets.bare)})`,
+        note: `bass serve answers ${(rate(echo) / rate(targets.bare)).toFixed(2)}× the requests per second of a bare node:http server giving the same JSON (POST /bench/people with a ${ECHO_REQUEST.body.length}-byte JSON body, 1 echo call, 2 field mappings, on_success_hook, history written; ${load10}; serve rounds ${spread(echo)}; bare ${spread(targets.bare)})`,
       },
       {
         name: `serve p99 at ${CONNECTIONS} connections`,
@@ -166,7 +175,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
         unit: "req/s",
         baseline: { value: rate(targets.proxy), label: "undici proxy to mock core" },
         goal: { text: "under 1.25× (0.8× the req/s)", max: 1.25, of: "ratio" },
-        note: `bass serve of the samples answers ${(rate(live) / rate(targets.proxy)).toFixed(2)}× the requests per second of a node:http server forwarding the same GET to the same mock core with an undici Pool (GET /api/v1/core-processor/customers?customer_id=P000001: serve → http adapter → bass mockcore, each in a process of its own; ${load10}; serve rounds ${spread(live)} req/s, proxy ${spread(targets.proxy)})`,
+        note: `bass serve of the samples answers ${(rate(live) / rate(targets.proxy)).toFixed(2)}× the requests per second of a node:http server forwarding the same GET to the same mock core with an undici Pool (GET /api/v1/core-processor/customers?customer_id=P000001: serve → http adapter → bass mockcore, each in a process of its own; ${load10}; serve rounds ${spread(live)}; proxy ${spread(targets.proxy)})`,
       },
     ];
   } finally {
@@ -185,14 +194,39 @@ async function load(target, seconds, record) {
   if (record && target.latencies) {
     run.on("response", (_client, _status, _bytes, responseTime) => target.latencyMs.push(responseTime));
   }
+  const cpuBefore = cpuNs(target.pid);
   const result = await run;
   if (!record) return;
+  target.cpuNs += cpuNs(target.pid) - cpuBefore;
+  target.answered += result.requests.total;
   target.rates.push(result["2xx"] / result.duration);
   target.errors += result.non2xx + result.errors;
   for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
     if (!status.startsWith("2")) target.statuses[status] = (target.statuses[status] ?? 0) + count;
   }
   if (result.errors) target.statuses.socket = (target.statuses.socket ?? 0) + result.errors;
+}
+
+/**
+ * The CPU time process `pid` has used so far, in ns, over all its threads (Linux's schedstat: exact, where
+ * `/proc/<pid>/stat` counts 10 ms ticks); NaN where there is no such file.
+ */
+function cpuNs(pid) {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    }
+    return total;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The server's CPU per answered request in µs, as a note's clause, or nothing where it was not measured. */
+function cpuPerRequest(target) {
+  const us = target.cpuNs / target.answered / 1000;
+  return Number.isFinite(us) ? `${us.toFixed(0)} µs of CPU a request` : undefined;
 }
 
 /** The `fraction` percentile of `values` (nearest rank). */
@@ -246,7 +280,7 @@ async function startChild(name, args, { dir, env = {} }) {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(outFile, "utf8"))?.[1];
-    if (url) return { url, stop };
+    if (url) return { url, pid: child.pid, stop };
     if (!running() || Date.now() > deadline) {
       await stop();
       throw new Error(`${name} did not start: node ${args.join(" ")}\n${output()}`);
