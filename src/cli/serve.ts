@@ -12,6 +12,9 @@ import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
 import { watchTree } from "./watch-tree.js";
 
+/** How long a stop waits for the requests and async runs in progress before it closes everything. */
+const graceMs = 10_000;
+
 export interface ServeCommandOptions {
   port?: number | undefined;
   host?: string | undefined;
@@ -119,7 +122,15 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
 
   await (options.stopped ?? signal?.received);
   watcher?.close();
-  await server.close(10_000);
+  const stopBy = Date.now() + graceMs;
+  await server.close(graceMs);
+  // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.
+  let graceOver: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    limiter.idle(),
+    new Promise((resolve) => (graceOver = setTimeout(resolve, Math.max(0, stopBy - Date.now())))),
+  ]);
+  clearTimeout(graceOver);
   requestLog.flush();
   await Promise.all([history.flush(), idempotency.flush()]);
   await systems.close();

@@ -490,6 +490,32 @@ describe("graceful shutdown", () => {
   });
 });
 
+describe("graceful shutdown of an async run", () => {
+  it("lets a run that answered 202 finish before serve stops, its record whole", async () => {
+    const core = createFakeCore();
+    const dir = createServeProject(core);
+    const serving = await startServe(dir);
+    const hold = core.hold();
+    const accepted = await call(`${serving.url}/jobs`, { method: "POST", json: { account: "12345678" } });
+    expect(accepted.status).toBe(202);
+    await hold.entered;
+    let stopped = false;
+    const done = serving.stop().then((code) => {
+      stopped = true;
+      return code;
+    });
+    // Not stopped while the run waits on its system.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    hold.release();
+    expect(await done).toBe(0);
+    const records = await createHistoryStore(resolveHistoryOptions(dir)).list();
+    expect(records).toEqual([
+      expect.objectContaining({ integration: "jobs", status: "success", labels: ["job"] }),
+    ]);
+  });
+});
+
 describe("--watch", () => {
   const good = "output.payload = { kind: input.path.kind }";
 
