@@ -1,6 +1,6 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createOutput } from "../../src/cli/output.js";
@@ -487,6 +487,28 @@ describe("graceful shutdown", () => {
     expect(records).toEqual([
       expect.objectContaining({ integration: "transfers", status: "success", trigger: "http" }),
     ]);
+  });
+});
+
+describe("answers on one connection", () => {
+  it("go out in the order of the requests, pipelined on a keep-alive connection", async () => {
+    const serving = await startServe(createServeProject(createFakeCore()));
+    const { port } = new URL(serving.url);
+    const kinds = ["a", "b", "c", "d"];
+    const requests = kinds.map(
+      (kind, index) =>
+        `GET /outputs/${kind} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === kinds.length - 1 ? "Connection: close\r\n" : ""}\r\n`,
+    );
+    const answer = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      // All four in one write: the server reads them together and answers them in one turn or more.
+      const socket = connect(Number(port), "127.0.0.1", () => socket.write(requests.join("")));
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+      socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      socket.on("error", reject);
+    });
+    expect(answer.match(/HTTP\/1\.1 \d+/g)).toEqual(kinds.map(() => "HTTP/1.1 200"));
+    expect([...answer.matchAll(/\{"kind":"(\w)"\}/g)].map((found) => found[1])).toEqual(kinds);
   });
 });
 
