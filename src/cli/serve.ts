@@ -4,6 +4,7 @@ import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js"
 import { BassError } from "../errors.js";
 import { idempotencyDir, type LoadedSet, loadServedSet, type ServedSet } from "../serve/app.js";
 import { createAuthenticator, isLoopbackHost } from "../serve/auth.js";
+import { createBatch } from "../serve/batch.js";
 import { createHandler } from "../serve/handler.js";
 import { createIdempotencyStore } from "../serve/idempotency.js";
 import { createLimiter } from "../serve/limiter.js";
@@ -58,7 +59,8 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     ttlSeconds: set.settings.idempotencyTtlSeconds,
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
-  const requestLog = createLineBuffer(output.stdout);
+  // Log lines written together every 10 ms at most: one write for a burst of requests.
+  const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve }),
     history,
@@ -71,7 +73,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     port,
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle,
-    log: requestLog.log,
+    log: requestLog.add,
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();
@@ -125,12 +127,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   const stopBy = Date.now() + graceMs;
   await server.close(graceMs);
   // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.
-  let graceOver: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    limiter.idle(),
-    new Promise((resolve) => (graceOver = setTimeout(resolve, Math.max(0, stopBy - Date.now())))),
-  ]);
-  clearTimeout(graceOver);
+  await limiter.idle(Math.max(0, stopBy - Date.now()));
   requestLog.flush();
   await Promise.all([history.flush(), idempotency.flush()]);
   await systems.close();
@@ -166,26 +163,5 @@ function watchProject(set: ServedSet, reload: () => void): { close(): void } {
       clearTimeout(timer);
       watcher.close();
     },
-  };
-}
-
-/** Log lines written together every 10 ms at most: one write for a burst of requests. `flush` writes the rest now. */
-function createLineBuffer(write: (text: string) => void): { log(line: string): void; flush(): void } {
-  let pending: string[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (pending.length === 0) return;
-    const lines = pending;
-    pending = [];
-    write(`${lines.join("\n")}\n`);
-  };
-  return {
-    log(line) {
-      pending.push(line);
-      timer ??= setTimeout(flush, 10);
-    },
-    flush,
   };
 }

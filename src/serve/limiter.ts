@@ -4,8 +4,8 @@ export interface Limiter {
   tryAcquire(): (() => void) | undefined;
   /** Slots held now. */
   readonly active: number;
-  /** Resolves when no slot is held (graceful shutdown waits on it, with its own time-out). */
-  idle(): Promise<void>;
+  /** Resolves when no slot is held, or after `timeoutMs` at most (graceful shutdown waits so). */
+  idle(timeoutMs?: number): Promise<void>;
 }
 
 /** A limiter of at most `max` concurrent runs. */
@@ -35,9 +35,16 @@ export function createLimiter(max: number): Limiter {
       };
     },
 
-    idle() {
+    idle(timeoutMs) {
       if (active === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => waiting.push(resolve));
+      return new Promise<void>((resolve) => {
+        // Cleared once idle: a pending timer would keep the process alive after a stop.
+        const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
+        waiting.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import {
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { BassError } from "../errors.js";
+import { type Batch, createBatch } from "./batch.js";
 import type { HandledResponse, ServeRequest } from "./handler.js";
 import { createProblem, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
@@ -92,7 +93,7 @@ async function serve(
   request: IncomingMessage,
   response: NodeResponse,
   options: StartServerOptions,
-  answers: AnswerQueue,
+  answers: Batch<Answer>,
 ): Promise<HandledResponse> {
   const target = request.url ?? "/";
   const body = await readBody(request, options.bodyLimitBytes);
@@ -126,26 +127,22 @@ async function serve(
     response.end(text);
     return { ...handled, ...problem };
   }
-  answers.send(response, payload);
+  answers.add({ response, payload });
   return handled;
 }
 
-interface AnswerQueue {
-  send(response: NodeResponse, payload: string | Uint8Array): void;
-  /** Writes every answer still waiting, now. */
-  flush(): void;
+interface Answer {
+  response: NodeResponse;
+  payload: string | Uint8Array;
 }
 
 /**
- * The answers of one event-loop turn, written together at its end (setImmediate runs right after the turn's
- * I/O): a client waiting on several connections is woken once for them, not once per answer, and each wake-up
- * is a costly switch on a busy machine. Serve answers 15 to 40% more requests per second on two cores so.
+ * The answers of one event-loop turn, written together at its end: a client waiting on several connections
+ * is woken once for them, not once per answer, and each wake-up is a costly switch on a busy machine. Serve
+ * answers 15 to 40% more requests per second on two cores so.
  */
-function createAnswerQueue(): AnswerQueue {
-  let waiting: { response: NodeResponse; payload: string | Uint8Array }[] = [];
-  const flush = () => {
-    const answers = waiting;
-    waiting = [];
+function createAnswerQueue(): Batch<Answer> {
+  return createBatch((answers) => {
     for (const { response, payload } of answers) {
       try {
         response.end(payload);
@@ -154,14 +151,7 @@ function createAnswerQueue(): AnswerQueue {
         response.destroy();
       }
     }
-  };
-  return {
-    send(response, payload) {
-      if (waiting.length === 0) setImmediate(flush);
-      waiting.push({ response, payload });
-    },
-    flush,
-  };
+  });
 }
 
 /** The whole body, or undefined once it is larger than the limit (SPEC §12: no unbounded memory from a body). */

@@ -18,7 +18,12 @@ export interface SendRawOptions {
  * Writes `bytes` as they are to 127.0.0.1:`port` (no client library checks them) and reads until the server
  * closes the connection. The request should say `Connection: close`.
  */
-export function sendRaw(port: number, bytes: Buffer, options: SendRawOptions = {}): Promise<RawAnswer> {
+export async function sendRaw(port: number, bytes: Buffer, options: SendRawOptions = {}): Promise<RawAnswer> {
+  return parseRawAnswer(await readRaw(port, bytes, options));
+}
+
+/** Writes `bytes` as `sendRaw` does and gives every byte that came back before the server closed the connection. */
+export function readRaw(port: number, bytes: Buffer, options: SendRawOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, "127.0.0.1", () => {
@@ -35,7 +40,7 @@ export function sendRaw(port: number, bytes: Buffer, options: SendRawOptions = {
     socket.on("error", () => {});
     socket.on("close", () => {
       clearTimeout(timer);
-      resolve(parseRawAnswer(Buffer.concat(chunks)));
+      resolve(Buffer.concat(chunks));
     });
   });
 }

@@ -66,6 +66,18 @@ describe("createLimiter", () => {
     expect(alsoIdle.done).toBe(true);
   });
 
+  it("stops waiting for idle after its time-out while a slot is still held", async () => {
+    const limiter = createLimiter(1);
+    const release = limiter.tryAcquire();
+    const idle = watch(limiter.idle(30));
+    await aTurnLater();
+    expect(idle.done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(idle.done).toBe(true);
+    expect(limiter.active).toBe(1);
+    release?.();
+  });
+
   it.each([0, -1, 1.5, Number.NaN])("refuses %s slots", (max) => {
     expect(() => createLimiter(max)).toThrow(RangeError);
   });

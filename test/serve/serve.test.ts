@@ -1,6 +1,6 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createOutput } from "../../src/cli/output.js";
@@ -10,6 +10,7 @@ import type { RunRecord } from "../../src/engine/record.js";
 import { isBassError } from "../../src/errors.js";
 import { createTempDir, runCli } from "../_helpers.js";
 import { createFakeCore, createServeProject, secretAccount } from "./_project.js";
+import { readRaw } from "./_raw-http.js";
 
 interface Serving {
   url: string;
@@ -464,11 +465,16 @@ describe("a port that is taken", () => {
 });
 
 describe("graceful shutdown", () => {
-  it("answers a request in flight when stopped, then returns 0 with its record on disk", async () => {
+  /** serve of the test project, with the next call to its system held until released. */
+  async function serveHeld() {
     const core = createFakeCore();
     const dir = createServeProject(core);
     const serving = await startServe(dir);
-    const hold = core.hold();
+    return { dir, serving, hold: core.hold() };
+  }
+
+  it("answers a request in flight when stopped, then returns 0 with its record on disk", async () => {
+    const { dir, serving, hold } = await serveHeld();
     const inFlight = call(`${serving.url}/transfers`, { method: "POST", json: { amount: "3.00" } });
     await hold.entered;
     void serving.stop();
@@ -488,36 +494,9 @@ describe("graceful shutdown", () => {
       expect.objectContaining({ integration: "transfers", status: "success", trigger: "http" }),
     ]);
   });
-});
 
-describe("answers on one connection", () => {
-  it("go out in the order of the requests, pipelined on a keep-alive connection", async () => {
-    const serving = await startServe(createServeProject(createFakeCore()));
-    const { port } = new URL(serving.url);
-    const kinds = ["a", "b", "c", "d"];
-    const requests = kinds.map(
-      (kind, index) =>
-        `GET /outputs/${kind} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === kinds.length - 1 ? "Connection: close\r\n" : ""}\r\n`,
-    );
-    const answer = await new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      // All four in one write: the server reads them together and answers them in one turn or more.
-      const socket = connect(Number(port), "127.0.0.1", () => socket.write(requests.join("")));
-      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-      socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-      socket.on("error", reject);
-    });
-    expect(answer.match(/HTTP\/1\.1 \d+/g)).toEqual(kinds.map(() => "HTTP/1.1 200"));
-    expect([...answer.matchAll(/\{"kind":"(\w)"\}/g)].map((found) => found[1])).toEqual(kinds);
-  });
-});
-
-describe("graceful shutdown of an async run", () => {
   it("lets a run that answered 202 finish before serve stops, its record whole", async () => {
-    const core = createFakeCore();
-    const dir = createServeProject(core);
-    const serving = await startServe(dir);
-    const hold = core.hold();
+    const { dir, serving, hold } = await serveHeld();
     const accepted = await call(`${serving.url}/jobs`, { method: "POST", json: { account: "12345678" } });
     expect(accepted.status).toBe(202);
     await hold.entered;
@@ -535,6 +514,22 @@ describe("graceful shutdown of an async run", () => {
     expect(records).toEqual([
       expect.objectContaining({ integration: "jobs", status: "success", labels: ["job"] }),
     ]);
+  });
+});
+
+describe("answers on one connection", () => {
+  it("go out in the order of the requests, pipelined on a keep-alive connection", async () => {
+    const serving = await startServe(createServeProject(createFakeCore()));
+    const { port } = new URL(serving.url);
+    const kinds = ["a", "b", "c", "d"];
+    const requests = kinds.map(
+      (kind, index) =>
+        `GET /outputs/${kind} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === kinds.length - 1 ? "Connection: close\r\n" : ""}\r\n`,
+    );
+    // All four in one write: the server reads them together and answers them in one turn or more.
+    const answer = (await readRaw(Number(port), Buffer.from(requests.join("")))).toString("utf8");
+    expect(answer.match(/HTTP\/1\.1 \d+/g)).toEqual(kinds.map(() => "HTTP/1.1 200"));
+    expect([...answer.matchAll(/\{"kind":"(\w)"\}/g)].map((found) => found[1])).toEqual(kinds);
   });
 });
 
