@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   createHistoryStore,
   type HistoryStoreOptions,
@@ -12,6 +12,21 @@ import { readHistoryFile } from "../../src/engine/history-files.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
 import { createTempDir } from "../_helpers.js";
+
+// The store's writes, counted, and slowed down when a test asks (a busy disk); other file calls are the real ones.
+const writes = vi.hoisted(() => ({ count: 0, delayMs: 0, fail: 0 }));
+vi.mock("../../src/fs-calls.js", async (original) => {
+  const real = await original<typeof import("../../src/fs-calls.js")>();
+  return {
+    ...real,
+    async writeBytes(fd: number, bytes: Uint8Array) {
+      writes.count++;
+      if (writes.fail > 0 && writes.fail-- > 0) throw new Error("EIO: i/o error, write");
+      if (writes.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, writes.delayMs));
+      return real.writeBytes(fd, bytes);
+    },
+  };
+});
 
 const start = Date.parse("2026-01-02T03:04:05.000Z");
 let tick = 0;
@@ -113,6 +128,31 @@ describe("history store", () => {
     execFileSync(process.execPath, ["--input-type=module", "-e", script]);
     const [name] = readdirSync(dir);
     expect(readFileSync(join(dir, name ?? ""), "utf8")).toBe(`${JSON.stringify(record)}\n`);
+  });
+
+  it("writes once per 10 ms at most while runs keep ending, even when a write takes longer than the runs' pace", async () => {
+    const { dir, store } = createStore();
+    writes.count = 0;
+    writes.delayMs = 5;
+    try {
+      const began = performance.now();
+      let written = 0;
+      while (performance.now() - began < 100) {
+        store.write(runRecord());
+        written++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const elapsed = performance.now() - began;
+      // Each write takes 5 ms and a run ends every 1 ms or so: writing what arrived meanwhile at once
+      // would write every 5 ms; a write per 10 ms group-commit wait leaves at most one per 10 ms.
+      expect(writes.count).toBeGreaterThan(0);
+      expect(writes.count).toBeLessThanOrEqual(Math.floor(elapsed / 10) + 1);
+      await store.flush();
+      expect(await store.list()).toHaveLength(written);
+      expect(readdirSync(dir)).toHaveLength(1);
+    } finally {
+      writes.delayMs = 0;
+    }
   });
 
   it("starts a new segment every max_runs / 10 runs, at most 100", async () => {
@@ -301,6 +341,26 @@ describe("history store", () => {
       message: expect.stringContaining(record.id),
     });
     await expect(store.flush()).resolves.toBeUndefined();
+  });
+
+  it("loses only the batch whose write failed, reports it from flush, and writes the next batch to a new segment", async () => {
+    // Segments of 2 lines: three records queued together are written as a batch of 2, then one of 1.
+    const { dir, store } = createStore({ maxRuns: 20 });
+    const records = [runRecord(), runRecord(), runRecord()];
+    writes.fail = 1;
+    for (const record of records) store.write(record);
+    await expect(store.flush()).rejects.toMatchObject({
+      code: "HISTORY_UNWRITABLE",
+      message: expect.stringMatching(/cannot keep 2 runs.*EIO/),
+    });
+    const later = runRecord();
+    store.write(later);
+    await store.flush();
+    expect((await store.list()).map((record) => record.id)).toEqual([later.id, records[2]?.id]);
+    expect(readdirSync(dir).sort()).toEqual([
+      expect.stringMatching(/-1\.jsonl$/),
+      expect.stringMatching(/-1\.jsonl$/),
+    ]);
   });
 
   it("takes the history settings of the project file, with their defaults", () => {
