@@ -118,6 +118,30 @@ describe("history store", () => {
     expect(lines.map((line) => JSON.parse(line))).toEqual(records);
   });
 
+  it("writes batch after batch whole, each only its own bytes, long or short, ASCII or not", async () => {
+    const { dir, store } = createStore();
+    const batches = [
+      ["a".repeat(50_000), "b"],
+      ["c"],
+      ["山田".repeat(20_000)],
+      ["d"],
+      ["é".repeat(400_000)],
+      ["e"],
+    ];
+    const written: RunRecord[] = [];
+    for (const labels of batches) {
+      const records = labels.map((label) => runRecord({ labels: [label] }));
+      for (const record of records) store.write(record);
+      await store.flush();
+      written.push(...records);
+    }
+    const text = readdirSync(dir)
+      .sort()
+      .map((name) => readFileSync(join(dir, name), "utf8"))
+      .join("");
+    expect(text).toBe(written.map((record) => `${JSON.stringify(record)}\n`).join(""));
+  });
+
   it("writes a record before a process that never flushes ends of itself", () => {
     const dir = join(createTempDir(), "history");
     const record = runRecord();
