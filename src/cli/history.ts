@@ -113,5 +113,5 @@ function openHistory(options: HistoryOptions): HistoryStore {
       { position: { file: error.file, line: error.line, column: error.column } },
     );
   }
-  return createHistoryStore(resolveHistoryOptions(dir, config.value?.history));
+  return createHistoryStore(resolveHistoryOptions(dir, config.value?.history, config.secrets));
 }

@@ -76,7 +76,7 @@ async function runWith(
   const { config, resolved: project } = context;
   // An adapter bass cannot call stops the run here, before it starts.
   for (const request of integration.serviceRequests) adapters.resolve(request.system);
-  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
+  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history, context.secrets));
   const run = startIntegration(integration, input, {
     adapters: adapters.resolve,
     trigger: "cli",

@@ -53,7 +53,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
 
   const signal = options.stopped ? undefined : waitForStopSignal();
   let systems: LiveSystems = await startSecretly(set);
-  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history));
+  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history, set.secrets));
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
     ttlSeconds: set.settings.idempotencyTtlSeconds,

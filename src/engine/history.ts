@@ -13,11 +13,14 @@ import {
 } from "./history-files.js";
 import type { Item, RunRecord, RunStatus, RunTrigger } from "./record.js";
 import { createRunId, isRunId, runIdTime } from "./run-id.js";
+import { scrubError } from "./scrub-error.js";
 
 export interface HistoryStoreOptions {
   dir: string;
   maxRuns: number;
   storePayloads: boolean;
+  /** Masked in the store's error messages: the folder's path may come from the environment (SPEC §3). */
+  secrets?: readonly string[];
 }
 
 export interface HistoryFilter {
@@ -51,11 +54,16 @@ const groupCommitMs = 10;
 const parallelReads = 16;
 
 /** The store options a project file asks for, with the defaults of SPEC §3; `dir` is relative to the project's folder. */
-export function resolveHistoryOptions(projectDir: string, config: HistoryConfig = {}): HistoryStoreOptions {
+export function resolveHistoryOptions(
+  projectDir: string,
+  config: HistoryConfig = {},
+  secrets: readonly string[] = [],
+): HistoryStoreOptions {
   return {
     dir: resolve(projectDir, config.dir ?? ".bass/history"),
     maxRuns: config.max_runs ?? 1000,
     storePayloads: config.store_payloads ?? true,
+    secrets,
   };
 }
 
@@ -100,11 +108,15 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     return chain;
   };
 
+  // An error names the folder and quotes the system's message, which names it again.
+  const scrubbed = (error: unknown) => scrubError(error, options.secrets ?? []);
   const fail = (error: unknown, what: string) => {
-    failure ??= new BassError(
-      "HISTORY_UNWRITABLE",
-      `${what} in the history folder ${dir}: ${(error as Error).message}`,
-    );
+    failure ??= scrubbed(
+      new BassError(
+        "HISTORY_UNWRITABLE",
+        `${what} in the history folder ${dir}: ${(error as Error).message}`,
+      ),
+    ) as BassError;
   };
 
   const knownFiles = async () => {
@@ -200,18 +212,22 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     if (files) await prune(files).catch((error: unknown) => fail(error, "cannot prune old runs"));
   };
 
+  const readRecords = async (visit: (record: RunRecord) => void, only?: string) => {
+    try {
+      await eachRecord(dir, visit, only);
+    } catch (error) {
+      throw scrubbed(error);
+    }
+  };
+
   const read = async (id: string) => {
     if (!isRunId(id)) return undefined;
     const pending = queue.get(id) ?? writing.get(id);
     if (pending) return JSON.parse(pending) as RunRecord;
     let found: RunRecord | undefined;
-    await eachRecord(
-      dir,
-      (record) => {
-        if (record.id === id) found = record;
-      },
-      id,
-    );
+    await readRecords((record) => {
+      if (record.id === id) found = record;
+    }, id);
     return found;
   };
 
@@ -246,7 +262,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
 
     async list(filter = {}) {
       const records = new Map<string, RunRecord>();
-      await eachRecord(dir, (record) => records.set(record.id, record));
+      await readRecords((record) => records.set(record.id, record));
       for (const pending of [writing, queue]) {
         for (const [id, line] of pending) records.set(id, JSON.parse(line) as RunRecord);
       }

@@ -78,8 +78,8 @@ export async function runTests(
   );
 
   const config = project.config.value;
-  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history));
   const secrets = secretsOf(project);
+  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history, secrets));
   let systems: Promise<LiveSystems> | undefined;
   const live = () => (systems ??= startSystems(config, project.dir, { secrets }));
   const results: CaseResult[] = new Array(jobs.length);

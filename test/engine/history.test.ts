@@ -387,16 +387,41 @@ describe("history store", () => {
     ]);
   });
 
+  it("masks the secrets it is given in its errors: a history folder's path may come from the environment", async () => {
+    const secret = "vault-7f3a9c";
+    const file = join(createTempDir({ [secret]: "a file, not a folder" }), secret);
+    const store = createHistoryStore({
+      dir: join(file, "history"),
+      maxRuns: 10,
+      storePayloads: true,
+      secrets: [secret],
+    });
+    store.write(runRecord());
+    const writing = await store.flush().catch((error: Error) => error);
+    const reading = await store.list().catch((error: Error) => error);
+    for (const error of [writing, reading]) {
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toContain("XXXXXXXXXXXX");
+      expect((error as Error).message).not.toContain(secret);
+    }
+    expect(writing).toMatchObject({ code: "HISTORY_UNWRITABLE" });
+    expect(reading).toMatchObject({ code: "FILE_UNREADABLE" });
+  });
+
   it("takes the history settings of the project file, with their defaults", () => {
     expect(resolveHistoryOptions("/p")).toEqual({
       dir: "/p/.bass/history",
       maxRuns: 1000,
       storePayloads: true,
+      secrets: [],
     });
-    expect(resolveHistoryOptions("/p", { dir: "runs", max_runs: 5, store_payloads: false })).toEqual({
+    expect(
+      resolveHistoryOptions("/p", { dir: "runs", max_runs: 5, store_payloads: false }, ["s3cret"]),
+    ).toEqual({
       dir: "/p/runs",
       maxRuns: 5,
       storePayloads: false,
+      secrets: ["s3cret"],
     });
   });
 });
