@@ -59,11 +59,17 @@ export function resolveHistoryOptions(
   config: HistoryConfig = {},
   secrets: readonly string[] = [],
 ): HistoryStoreOptions {
+  const dir = resolve(projectDir, config.dir ?? ".bass/history");
+  // Resolving rewrites a path (`./`, a trailing `/`, `//`, `..`), so that a secret in `history.dir` may no
+  // longer be found as it was: the folder, and each such secret as a resolved path, are secrets too.
+  const named = secrets.filter((secret) => config.dir?.includes(secret));
   return {
-    dir: resolve(projectDir, config.dir ?? ".bass/history"),
+    dir,
     maxRuns: config.max_runs ?? 1000,
     storePayloads: config.store_payloads ?? true,
-    secrets,
+    secrets: named.length
+      ? [...secrets, dir, ...named.map((secret) => resolve(projectDir, secret))]
+      : secrets,
   };
 }
 
@@ -88,8 +94,8 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   // would keep dropped lines alive (once its table is old, V8 regrows it in the old generation and the
   // dropped table holds what it held), and text kept as lines lets a run's objects die young.
   let queue = new Map<string, string>();
-  // The lines being written now: still found by `read` and `list` until they are on disk.
-  let writing: ReadonlyMap<string, string> = new Map();
+  // The lines being written now: still found by `read` and `list` until they are on disk (or lost).
+  let writing = new Map<string, string>();
   // Every file operation runs on this chain, one at a time, in order.
   let chain: Promise<void> = Promise.resolve();
   // The wait before the next write, while records are queued; it keeps the process alive until they are written.
@@ -97,7 +103,10 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   let segment: OpenSegment | undefined;
   // The files on disk with their line counts, oldest first: listed once, then kept up to date.
   let files: Map<string, { file: HistoryFile; lines: number }> | undefined;
-  let failure: BassError | undefined;
+  // What went wrong since the last flush: runs whose records were lost (and the first error that lost
+  // some), and the first other problem (closing or pruning a segment).
+  let lost: { runs: string[]; error: unknown } = { runs: [], error: undefined };
+  let failure: { what: string; error: unknown } | undefined;
 
   const serialize = (record: RunRecord) =>
     JSON.stringify(options.storePayloads ? record : applyRedaction(record));
@@ -111,12 +120,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   // An error names the folder and quotes the system's message, which names it again.
   const scrubbed = (error: unknown) => scrubError(error, options.secrets ?? []);
   const fail = (error: unknown, what: string) => {
-    failure ??= scrubbed(
-      new BassError(
-        "HISTORY_UNWRITABLE",
-        `${what} in the history folder ${dir}: ${(error as Error).message}`,
-      ),
-    ) as BassError;
+    failure ??= { what, error };
   };
 
   const knownFiles = async () => {
@@ -188,27 +192,29 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
    * takes a round trip to a libuv thread, during which a busy server queues more.)
    */
   const drain = async () => {
-    const pending = [...queue];
+    const ids = [...queue.keys()];
+    const lines = [...queue.values()];
     writing = queue;
     queue = new Map();
-    for (let done = 0; done < pending.length; ) {
-      let batch = pending.slice(done);
+    for (let done = 0; done < ids.length; ) {
+      let end = ids.length;
       try {
         const current = await openSegment();
-        batch = batch.slice(0, segmentLines - current.lines);
-        await writeBytes(current.fd, encoder.encode(batch.map(([, line]) => line)));
-        current.lines += batch.length;
+        end = Math.min(end, done + segmentLines - current.lines);
+        await writeBytes(current.fd, encoder.encode(lines.slice(done, end)));
+        current.lines += end - done;
         const entry = files?.get(segmentName(current.id));
         if (entry) entry.lines = current.lines;
       } catch (error) {
         // The batch is lost, and flush reports it; so is everything left when no segment could be opened.
-        const [[only] = []] = batch;
-        fail(error, `cannot keep ${batch.length === 1 ? `run ${only}` : `${batch.length} runs`}`);
+        // Its segment may end in part of a line: the next batch goes to a new one.
+        if (lost.runs.length === 0) lost.error = error;
+        lost.runs = lost.runs.concat(ids.slice(done, end));
         if (segment) await seal();
       }
-      done += batch.length;
+      for (const id of ids.slice(done, end)) writing.delete(id);
+      done = end;
     }
-    writing = new Map();
     if (files) await prune(files).catch((error: unknown) => fail(error, "cannot prune old runs"));
   };
 
@@ -252,20 +258,32 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       clearTimeout(timer);
       timer = undefined;
       await enqueue(async () => {
-        await drain();
+        // Also the runs that end meanwhile (an async run serve's stop waited for): none is left queued.
+        do await drain();
+        while (queue.size > 0);
         await seal();
       });
-      const error = failure;
+      const { runs, error } = lost;
+      const problem = runs.length
+        ? { what: `cannot keep ${runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs`}`, error }
+        : failure;
+      lost = { runs: [], error: undefined };
       failure = undefined;
-      if (error) throw error;
+      if (!problem) return;
+      const message = `${problem.what} in the history folder ${dir}: ${(problem.error as Error).message}`;
+      throw scrubbed(new BassError("HISTORY_UNWRITABLE", message));
     },
 
     async list(filter = {}) {
+      // A drain that ends while the files are read may have written where the reading had already been:
+      // what was pending before counts for the runs the files did not give, what is pending after for all.
+      const before = new Map([...writing, ...queue]);
       const records = new Map<string, RunRecord>();
       await readRecords((record) => records.set(record.id, record));
-      for (const pending of [writing, queue]) {
-        for (const [id, line] of pending) records.set(id, JSON.parse(line) as RunRecord);
-      }
+      const lines = new Map<string, string>();
+      for (const [id, line] of before) if (!records.has(id)) lines.set(id, line);
+      for (const pending of [writing, queue]) for (const [id, line] of pending) lines.set(id, line);
+      for (const [id, line] of lines) records.set(id, JSON.parse(line) as RunRecord);
       const newestFirst = [...records.keys()].sort().reverse();
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const found: RunRecord[] = [];

@@ -47,23 +47,30 @@ describe("bass run", () => {
     },
   );
 
-  it("never prints a history folder that comes from the environment, when it cannot be written or read", async () => {
-    const secret = "vault-7f3a9c";
-    const dir = createTempDir({
-      "bass.config.yaml": `${defaultProjectFile}history:\n  dir: \${env:HISTORY_DIR}/history\n`,
-      "integrations/a.yaml": stringify({ name: "a" }),
-      "input.json": "{}",
-      [secret]: "a file, not a folder",
-    });
-    const env = { NO_COLOR: "1", HISTORY_DIR: join(dir, secret) };
-    const run = await runCli(["run", "a", "--input", "input.json"], { cwd: dir, env });
-    const history = await runCli(["history"], { cwd: dir, env });
-    for (const result of [run, history]) {
-      expect(result.code).not.toBe(0);
-      expect(result.stderr).toContain("history folder");
-      expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
-    }
-  });
+  it.each([
+    ["an absolute path", (dir: string, name: string) => join(dir, name, "history")],
+    ["a path ending in /", (dir: string, name: string) => `${join(dir, name, "history")}/`],
+    ["a relative path", (_dir: string, name: string) => `./${name}/history/`],
+  ])(
+    "never prints a history folder from the environment given as %s, when it cannot be written or read",
+    async (_, value) => {
+      const secret = "vault-7f3a9c";
+      const dir = createTempDir({
+        "bass.config.yaml": `${defaultProjectFile}history:\n  dir: \${env:HISTORY_DIR}\n`,
+        "integrations/a.yaml": stringify({ name: "a" }),
+        "input.json": "{}",
+        [secret]: "a file, not a folder",
+      });
+      const env = { NO_COLOR: "1", HISTORY_DIR: value(dir, secret) };
+      const run = await runCli(["run", "a", "--input", "input.json"], { cwd: dir, env });
+      const history = await runCli(["history"], { cwd: dir, env });
+      for (const result of [run, history]) {
+        expect(result.code).not.toBe(0);
+        expect(result.stderr).toContain("history folder");
+        expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+      }
+    },
+  );
 
   it("masks the input of a run whose before_hook throws, in the tree and in history", async () => {
     const dir = project(

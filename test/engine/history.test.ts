@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createHistoryStore,
   type HistoryStoreOptions,
@@ -13,20 +13,61 @@ import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
 import { createTempDir } from "../_helpers.js";
 
-// The store's writes, counted, and slowed down when a test asks (a busy disk); other file calls are the real ones.
-const writes = vi.hoisted(() => ({ count: 0, delayMs: 0, fail: 0 }));
+// The store's file calls as a test needs them, else the real ones: its writes counted, held until a test lets
+// them go on, slowed down (a busy disk) or failing after part of their bytes; a history file's reading held
+// after the file was read, until a test lets it end.
+const writes = vi.hoisted(() => ({
+  count: 0,
+  delayMs: 0,
+  fail: 0,
+  hold: undefined as Promise<void> | undefined,
+}));
+const reads = vi.hoisted(() => ({ held: 0, hold: undefined as Promise<void> | undefined }));
 vi.mock("../../src/fs-calls.js", async (original) => {
   const real = await original<typeof import("../../src/fs-calls.js")>();
   return {
     ...real,
     async writeBytes(fd: number, bytes: Uint8Array) {
       writes.count++;
-      if (writes.fail > 0 && writes.fail-- > 0) throw new Error("EIO: i/o error, write");
+      await writes.hold;
+      if (writes.fail > 0) {
+        writes.fail--;
+        await real.writeBytes(fd, bytes.subarray(0, bytes.length >> 1));
+        throw new Error("EIO: i/o error, write");
+      }
       if (writes.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, writes.delayMs));
       return real.writeBytes(fd, bytes);
     },
   };
 });
+vi.mock("../../src/engine/history-files.js", async (original) => {
+  const real = await original<typeof import("../../src/engine/history-files.js")>();
+  return {
+    ...real,
+    async readHistoryFile(...args: Parameters<typeof real.readHistoryFile>) {
+      const records = await real.readHistoryFile(...args);
+      if (reads.hold) {
+        reads.held++;
+        await reads.hold;
+      }
+      return records;
+    },
+  };
+});
+
+beforeEach(() => {
+  Object.assign(writes, { count: 0, delayMs: 0, fail: 0, hold: undefined });
+  Object.assign(reads, { held: 0, hold: undefined });
+});
+
+/** A promise and the function that resolves it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
 
 const start = Date.parse("2026-01-02T03:04:05.000Z");
 let tick = 0;
@@ -127,6 +168,12 @@ describe("history store", () => {
       ["d"],
       ["é".repeat(400_000)],
       ["e"],
+      // Over a million characters: measured, and a buffer of that size made.
+      ["f".repeat(1_300_000)],
+      ["g"],
+      // Over 4 MiB: a buffer made for this batch only.
+      ["é".repeat(2_200_000)],
+      ["h"],
     ];
     const written: RunRecord[] = [];
     for (const labels of batches) {
@@ -156,27 +203,62 @@ describe("history store", () => {
 
   it("writes once per 10 ms at most while runs keep ending, even when a write takes longer than the runs' pace", async () => {
     const { dir, store } = createStore();
-    writes.count = 0;
     writes.delayMs = 5;
-    try {
-      const began = performance.now();
-      let written = 0;
-      while (performance.now() - began < 100) {
-        store.write(runRecord());
-        written++;
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-      const elapsed = performance.now() - began;
-      // Each write takes 5 ms and a run ends every 1 ms or so: writing what arrived meanwhile at once
-      // would write every 5 ms; a write per 10 ms group-commit wait leaves at most one per 10 ms.
-      expect(writes.count).toBeGreaterThan(0);
-      expect(writes.count).toBeLessThanOrEqual(Math.floor(elapsed / 10) + 1);
-      await store.flush();
-      expect(await store.list()).toHaveLength(written);
-      expect(readdirSync(dir)).toHaveLength(1);
-    } finally {
-      writes.delayMs = 0;
+    const began = performance.now();
+    let written = 0;
+    while (performance.now() - began < 100) {
+      store.write(runRecord());
+      written++;
+      await new Promise((resolve) => setTimeout(resolve, 1));
     }
+    const elapsed = performance.now() - began;
+    // Each write takes 5 ms and a run ends every 1 ms or so: writing what arrived meanwhile at once
+    // would write every 5 ms; a write per 10 ms group-commit wait leaves at most one per 10 ms.
+    expect(writes.count).toBeGreaterThan(0);
+    expect(writes.count).toBeLessThanOrEqual(Math.floor(elapsed / 10) + 1);
+    await store.flush();
+    expect(await store.list()).toHaveLength(written);
+    expect(readdirSync(dir)).toHaveLength(Math.ceil(written / 100));
+  });
+
+  it("writes in its flush the runs that end while the flush writes, and seals their segment", async () => {
+    const { dir, store } = createStore();
+    const held = gate();
+    writes.hold = held.opened;
+    const first = runRecord();
+    const later = runRecord();
+    store.write(first);
+    const flushed = store.flush();
+    await vi.waitFor(() => expect(writes.count).toBe(1));
+    store.write(later);
+    held.open();
+    await flushed;
+    const names = readdirSync(dir);
+    expect(names).toEqual([expect.stringMatching(/-2\.jsonl$/)]);
+    expect(readFileSync(join(dir, names[0] ?? ""), "utf8")).toBe(
+      `${JSON.stringify(first)}\n${JSON.stringify(later)}\n`,
+    );
+  });
+
+  it("lists a run whose record a drain wrote while the listing was reading the files", async () => {
+    const { store } = createStore();
+    const earlier = runRecord();
+    store.write(earlier);
+    await store.flush();
+    // The next write waits until the listing has read every file, then ends before the listing does.
+    const write = gate();
+    writes.hold = write.opened;
+    const record = runRecord();
+    store.write(record);
+    await vi.waitFor(() => expect(writes.count).toBe(2));
+    const read = gate();
+    reads.hold = read.opened;
+    const listing = store.list();
+    await vi.waitFor(() => expect(reads.held).toBe(2));
+    write.open();
+    await store.flush();
+    read.open();
+    expect((await listing).map((found) => found.id)).toEqual([record.id, earlier.id]);
   });
 
   it("starts a new segment every max_runs / 10 runs, at most 100", async () => {
@@ -367,24 +449,25 @@ describe("history store", () => {
     await expect(store.flush()).resolves.toBeUndefined();
   });
 
-  it("loses only the batch whose write failed, reports it from flush, and writes the next batch to a new segment", async () => {
-    // Segments of 2 lines: three records queued together are written as a batch of 2, then one of 1.
+  it("loses only the batches whose write failed, reports them from flush, and writes on in a new segment", async () => {
+    // Segments of 2 lines: five records queued together are written as batches of 2, 2 and 1. The first
+    // two writes fail after half their bytes: whatever follows must not be appended to half a line.
     const { dir, store } = createStore({ maxRuns: 20 });
-    const records = [runRecord(), runRecord(), runRecord()];
-    writes.fail = 1;
+    const records = [runRecord(), runRecord(), runRecord(), runRecord(), runRecord()];
+    writes.fail = 2;
     for (const record of records) store.write(record);
     await expect(store.flush()).rejects.toMatchObject({
       code: "HISTORY_UNWRITABLE",
-      message: expect.stringMatching(/cannot keep 2 runs.*EIO/),
+      message: expect.stringMatching(/cannot keep 4 runs.*EIO/),
     });
+    expect(await store.read(records[0]?.id ?? "")).toBeUndefined();
     const later = runRecord();
     store.write(later);
     await store.flush();
-    expect((await store.list()).map((record) => record.id)).toEqual([later.id, records[2]?.id]);
-    expect(readdirSync(dir).sort()).toEqual([
-      expect.stringMatching(/-1\.jsonl$/),
-      expect.stringMatching(/-1\.jsonl$/),
-    ]);
+    expect((await store.list()).map((record) => record.id)).toEqual([later.id, records[4]?.id]);
+    const lines = readdirSync(dir).flatMap((name) => readFileSync(join(dir, name), "utf8").split("\n"));
+    expect(lines).toContain(JSON.stringify(records[4]));
+    expect(lines).toContain(JSON.stringify(later));
   });
 
   it("masks the secrets it is given in its errors: a history folder's path may come from the environment", async () => {
@@ -423,6 +506,12 @@ describe("history store", () => {
       storePayloads: false,
       secrets: ["s3cret"],
     });
+    // A secret in the folder's path: resolving rewrites it, so the folder and the secret as a path are secrets too.
+    expect(resolveHistoryOptions("/p", { dir: "./vault//runs/" }, ["./vault/"]).secrets).toEqual([
+      "./vault/",
+      "/p/vault/runs",
+      "/p/vault",
+    ]);
   });
 });
 
