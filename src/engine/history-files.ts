@@ -47,7 +47,7 @@ export async function listHistoryFiles(dir: string): Promise<HistoryFile[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new BassError(
       "FILE_UNREADABLE",
-      `cannot read the history folder ${dir}: ${(error as Error).message}`,
+      `cannot read the history folder ${dir}: ${(error as Error).message} (history.dir of the project file names it)`,
     );
   }
   const files = names.map(parseHistoryName).filter((file) => file !== undefined);

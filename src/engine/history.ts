@@ -270,7 +270,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       lost = { runs: [], error: undefined };
       failure = undefined;
       if (!problem) return;
-      const message = `${problem.what} in the history folder ${dir}: ${(problem.error as Error).message}`;
+      const message = `${problem.what} in the history folder ${dir}: ${(problem.error as Error).message} (history.dir of the project file names a folder bass must be able to write)`;
       throw scrubbed(new BassError("HISTORY_UNWRITABLE", message));
     },
 

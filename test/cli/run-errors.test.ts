@@ -67,6 +67,7 @@ describe("bass run", () => {
       for (const result of [run, history]) {
         expect(result.code).not.toBe(0);
         expect(result.stderr).toContain("history folder");
+        expect(result.stderr).toContain("history.dir of the project file");
         expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
       }
     },
