@@ -3,8 +3,8 @@ import { promisify } from "node:util";
 
 // The callback API, promisified: serve writes for every request, and FileHandle objects cost more than the writes.
 export const openFile = promisify(open);
-export const writeText = promisify(writeFile) as (fd: number, text: string) => Promise<void>;
-export const writeBytes = promisify(writeFile) as (fd: number, bytes: Uint8Array) => Promise<void>;
+/** Writes all of `data` to an open file (text as UTF-8). */
+export const writeData = promisify(writeFile) as (fd: number, data: string | Uint8Array) => Promise<void>;
 export const syncFile = promisify(fsync);
 export const closeFile = promisify(close);
 export const renameFile = promisify(rename);

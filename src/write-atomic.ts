@@ -1,4 +1,4 @@
-import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeText } from "./fs-calls.js";
+import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeData } from "./fs-calls.js";
 
 let nextTemp = 0;
 
@@ -22,7 +22,7 @@ export async function writeFileAtomic(
   const temp = `${path}.${process.pid}-${nextTemp++}.tmp`;
   const fd = await openFile(temp, "wx");
   try {
-    await writeText(fd, text);
+    await writeData(fd, text);
     if (options.durable !== false) await syncFile(fd);
     await closeFile(fd);
     await renameFile(temp, path);

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
-import { closeFile, openFile, removeFile, renameFile, writeBytes } from "../fs-calls.js";
+import { closeFile, openFile, removeFile, renameFile, writeData } from "../fs-calls.js";
 import {
   countLines,
   type HistoryFile,
@@ -201,7 +201,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
       try {
         const current = await openSegment();
         end = Math.min(end, done + segmentLines - current.lines);
-        await writeBytes(current.fd, encoder.encode(lines.slice(done, end)));
+        await writeData(current.fd, encoder.encode(lines.slice(done, end)));
         current.lines += end - done;
         const entry = files?.get(segmentName(current.id));
         if (entry) entry.lines = current.lines;

@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import { BassError } from "../errors.js";
-import { closeFile, openFile, removeFile, writeText } from "../fs-calls.js";
+import { closeFile, openFile, removeFile, writeData } from "../fs-calls.js";
 import { type Mockcore, type StartMockcoreOptions, startMockcore } from "./server.js";
 
 /** A mock core on a data file: this process's own, or the one another process runs on the same file. */
@@ -115,7 +115,7 @@ async function startOwned(
 ): Promise<Mockcore> {
   try {
     const core = await startMockcore(options);
-    await writeText(fd, JSON.stringify({ ...owner, url: core.url } satisfies LockOwner));
+    await writeData(fd, JSON.stringify({ ...owner, url: core.url } satisfies LockOwner));
     await closeFile(fd);
     return {
       ...core,

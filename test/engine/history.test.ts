@@ -27,16 +27,16 @@ vi.mock("../../src/fs-calls.js", async (original) => {
   const real = await original<typeof import("../../src/fs-calls.js")>();
   return {
     ...real,
-    async writeBytes(fd: number, bytes: Uint8Array) {
+    async writeData(fd: number, bytes: Uint8Array) {
       writes.count++;
       await writes.hold;
       if (writes.fail > 0) {
         writes.fail--;
-        await real.writeBytes(fd, bytes.subarray(0, bytes.length >> 1));
+        await real.writeData(fd, bytes.subarray(0, bytes.length >> 1));
         throw new Error("EIO: i/o error, write");
       }
       if (writes.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, writes.delayMs));
-      return real.writeBytes(fd, bytes);
+      return real.writeData(fd, bytes);
     },
   };
 });
