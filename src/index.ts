@@ -6,7 +6,6 @@ export type {
   AdapterResponse,
 } from "./adapters/adapter.js";
 export { createHttpAdapter } from "./adapters/http.js";
-export { startSystems } from "./adapters/systems.js";
 export type { Issue, Severity } from "./definition/issue.js";
 export { lintProject } from "./definition/lint/lint.js";
 export { type LoadedDefinition, type LoadedProject, loadFile, loadProject } from "./definition/load.js";
@@ -24,4 +23,8 @@ export {
 } from "./engine/run.js";
 export { BassError, type BassErrorCode, isBassError } from "./errors.js";
 export { type Mockcore, startMockcore } from "./mockcore/server.js";
+export { type AdapterChoice, createProjectAdapters, type ProjectAdapters } from "./project/adapters.js";
+export { openHistory, openProject, type Project, type RunLimits } from "./project/open.js";
+export { startSystems } from "./project/systems.js";
+export { createServeApp, type ServeApp } from "./serve/app.js";
 export { createHandler, type ServeRequest } from "./serve/handler.js";

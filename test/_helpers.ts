@@ -7,11 +7,10 @@ import type { AdapterResolver } from "../src/adapters/adapter.js";
 import { echoAdapter } from "../src/adapters/echo.js";
 import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import type { Issue } from "../src/definition/issue.js";
-import { lintProject } from "../src/definition/lint/lint.js";
-import { loadProject } from "../src/definition/load.js";
-import { assertUsable } from "../src/definition/usable.js";
 import { compileIntegration } from "../src/engine/compile.js";
 import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
+import { openProject } from "../src/project/open.js";
+import { assertUsable } from "../src/project/usable.js";
 
 /** A temporary folder holding `files` (path → text), removed when the test ends. */
 export function createTempDir(files: Record<string, string> = {}): string {
@@ -46,7 +45,7 @@ export function lintDefinition(definition: string, options: LintFixtureOptions =
     "integrations/a.yaml": definition,
     ...options.more,
   });
-  return lintProject(loadProject({ cwd: dir, env: options.env ?? {} }));
+  return openProject({ cwd: dir, env: options.env ?? {}, requestSchemas: true }).issues;
 }
 
 export interface CliResult {
@@ -111,16 +110,16 @@ export function startDefinition(
     "bass.config.yaml": options.project ?? defaultProjectFile,
     "integrations/a.yaml": definition,
   });
-  const project = loadProject({ cwd: dir, env: options.env ?? {} });
-  assertUsable(lintProject(project), "the test definition");
+  const project = openProject({ cwd: dir, env: options.env ?? {} });
+  assertUsable(project.issues, "the test definition");
   const [loaded] = project.definitions;
   if (!loaded) throw new Error("no definition loaded");
   const mock = createMockAdapter(options.mocks ?? {}, "mocks");
   return startIntegration(compileIntegration(loaded), input, {
+    cellTimeoutMs: options.cellTimeoutMs ?? project.limits.cellTimeoutMs,
+    runTimeoutMs: options.runTimeoutMs ?? project.limits.runTimeoutMs,
     adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),
     trigger: "test",
-    cellTimeoutMs: options.cellTimeoutMs ?? 1000,
-    runTimeoutMs: options.runTimeoutMs ?? 30000,
-    secrets: [...project.config.secrets, ...loaded.secrets],
+    secrets: project.secrets,
   });
 }

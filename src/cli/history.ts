@@ -1,16 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isSeq, parseDocument, stringify } from "yaml";
-import { type Env, resolveProject } from "../definition/load.js";
-import {
-  createHistoryStore,
-  type HistoryFilter,
-  type HistoryStore,
-  resolveHistoryOptions,
-} from "../engine/history.js";
+import type { Env } from "../definition/load.js";
+import type { HistoryFilter, HistoryStore } from "../engine/history.js";
 import type { RunRecord } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
+import { openHistory, openProject } from "../project/open.js";
 import { promoteRun } from "../testing/promote.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { Output } from "./output.js";
@@ -29,7 +25,7 @@ export async function runHistoryList(
   options: HistoryOptions,
   output: Output,
 ): Promise<number> {
-  const records = await openHistory(options).list(filter);
+  const records = await historyOf(options).list(filter);
   output.stdout(
     options.json ? `${JSON.stringify(records, null, 2)}\n` : `${renderRunList(records, output.paint)}\n`,
   );
@@ -96,16 +92,21 @@ async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> 
       `${JSON.stringify(id)} is not a run id (26 characters such as 01JD8X4ZQ5M2V7K3N9P6R1T0WY); bass history lists the runs`,
     );
   }
-  const record = await openHistory(options).read(id);
+  const record = await historyOf(options).read(id);
   if (!record)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
   return record;
 }
 
 /** The history store of the project found from the options; a project file with errors cannot be used. */
-function openHistory(options: HistoryOptions): HistoryStore {
-  const { dir, config } = resolveProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
-  const error = config.issues.find((issue) => issue.severity === "error");
+function historyOf(options: HistoryOptions): HistoryStore {
+  const project = openProject({
+    cwd: options.cwd,
+    env: options.env,
+    projectDir: options.project,
+    definitions: "none",
+  });
+  const error = project.issues.find((issue) => issue.severity === "error");
   if (error) {
     throw new BassError(
       "PROJECT_INVALID",
@@ -113,5 +114,5 @@ function openHistory(options: HistoryOptions): HistoryStore {
       { position: { file: error.file, line: error.line, column: error.column } },
     );
   }
-  return createHistoryStore(resolveHistoryOptions(dir, config.value?.history, config.secrets));
+  return openHistory(project);
 }

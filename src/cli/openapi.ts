@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
 import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
-import { loadServedSet } from "../serve/app.js";
+import { formatIssueList } from "../project/usable.js";
 import { createOpenApiDocument } from "../serve/openapi.js";
+import { loadServedSet } from "../serve/served-set.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { Output } from "./output.js";
 
@@ -17,12 +18,9 @@ export interface OpenApiCommandOptions {
 export async function runOpenApi(options: OpenApiCommandOptions, output: Output): Promise<number> {
   const loaded = loadServedSet({ cwd: options.cwd, env: options.env, projectDir: options.project });
   if (!loaded.ok) {
-    const lines = loaded.issues.map(
-      (issue) => `  ${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`,
-    );
     throw new BassError(
       "DEFINITION_INVALID",
-      `the project cannot be described until these are fixed:\n${lines.join("\n")}`,
+      `the project cannot be described until these are fixed:\n${formatIssueList(loaded.issues)}`,
     );
   }
   const { settings, definitions } = loaded.set;

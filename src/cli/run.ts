@@ -1,22 +1,21 @@
-import { basename, extname } from "node:path";
-import { createReferenceContext, lintDefinition, lintProjectFile } from "../definition/lint/lint.js";
-import {
-  type Env,
-  type LoadedDefinition,
-  loadFile,
-  type ResolvedProject,
-  resolveProject,
-} from "../definition/load.js";
-import type { Definition, ProjectConfig } from "../definition/types.js";
-import { assertUsable } from "../definition/usable.js";
+import { resolve } from "node:path";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { Env, LoadedDefinition } from "../definition/load.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
-import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import {
+  type AdapterChoice,
+  createProjectAdapters,
+  readCassette,
+  readMockFile,
+} from "../project/adapters.js";
+import { openHistory, openProject, type Project } from "../project/open.js";
+import { assertUsable, formatWarnings } from "../project/usable.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
-import { createRunAdapters, type RunAdapters } from "./run-adapters.js";
 import { readRunInput } from "./run-input.js";
+import { createRunRecording, type RunRecording } from "./run-record.js";
 
 export interface RunCommandOptions {
   input: string;
@@ -33,56 +32,63 @@ export interface RunCommandOptions {
 
 /** `bass run <name> --input <file|->`: runs one integration, prints its output and masked history; exit 0 / 1. */
 export async function runRun(name: string, options: RunCommandOptions, output: Output): Promise<number> {
-  const load = { cwd: options.cwd, env: options.env };
-  const project = resolveProject({ ...load, projectDir: options.project });
-  const definition = findDefinition(name, project.definitionFiles, load);
-  // A run does not use request_schema, which only serve checks bodies against.
-  const context = createReferenceContext(project.config, { requestSchemas: false });
-  const issues = [...lintProjectFile(project.config), ...lintDefinition(definition, context).issues];
-  assertUsable(issues, `integration ${name}`);
-  for (const warning of issues)
-    output.stderr(`warning: ${warning.file}:${warning.line}:${warning.column}  ${warning.message}\n`);
+  const project = openProject({
+    cwd: options.cwd,
+    env: options.env,
+    projectDir: options.project,
+    definitions: { name },
+  });
+  assertUsable(project.issues, `integration ${name}`);
+  output.stderr(formatWarnings(project.issues));
 
   const input = await readRunInput(options);
-  const config = project.config.value;
-  const integration = compileIntegration(definition);
-  const secrets = [...project.config.secrets, ...definition.secrets];
-  const adapters = await createRunAdapters({ ...options, projectDir: project.dir, config, secrets });
+  const integration = compileIntegration(project.definitions[0] as LoadedDefinition);
+  const choice = adapterChoice(options);
+  const adapters = createProjectAdapters(project);
   try {
-    return await runWith(
-      integration,
-      input,
-      adapters,
-      { ...options, name, config, resolved: project, secrets },
-      output,
-    );
+    const resolved = await adapters.resolverFor(choice);
+    // An adapter bass cannot call stops the run here, before it starts.
+    for (const request of integration.serviceRequests) resolved(request.system);
+    const recording = options.record ? createRunRecording(resolved, options.record, options.cwd) : undefined;
+    return await runWith(integration, input, resolved, { project, recording, json: options.json }, output);
   } finally {
     await adapters.close();
   }
 }
 
+/** `--mock FILE`, `--replay FILE`, or the project's systems. */
+function adapterChoice(options: RunCommandOptions): AdapterChoice {
+  if (options.mock && options.replay)
+    throw new BassError("USAGE", "--mock and --replay cannot be used together");
+  if (options.mock)
+    return {
+      kind: "mock",
+      answers: readMockFile(resolve(options.cwd, options.mock), options.mock),
+      source: options.mock,
+    };
+  if (options.replay)
+    return {
+      kind: "cassette",
+      cassette: readCassette(resolve(options.cwd, options.replay), options.replay),
+      source: options.replay,
+    };
+  return { kind: "live" };
+}
+
 async function runWith(
   integration: CompiledIntegration,
   input: RunInput,
-  adapters: RunAdapters,
-  context: RunCommandOptions & {
-    name: string;
-    config: ProjectConfig;
-    resolved: ResolvedProject;
-    secrets: readonly string[];
-  },
+  adapters: AdapterResolver,
+  context: { project: Project; recording: RunRecording | undefined; json: boolean },
   output: Output,
 ): Promise<number> {
-  const { config, resolved: project } = context;
-  // An adapter bass cannot call stops the run here, before it starts.
-  for (const request of integration.serviceRequests) adapters.resolve(request.system);
-  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history, context.secrets));
+  const { project, recording } = context;
+  const history = openHistory(project);
   const run = startIntegration(integration, input, {
-    adapters: adapters.resolve,
+    ...project.limits,
+    adapters: recording?.resolve ?? adapters,
     trigger: "cli",
-    cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
-    runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    secrets: context.secrets,
+    secrets: project.secrets,
   });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.
@@ -91,7 +97,7 @@ async function runWith(
   }
   const result = await run.completion;
   history.write(result.record);
-  await adapters.save(result, integration.name);
+  await recording?.save(result, integration.name);
 
   // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
   const recorded = result.record.items.findLast((item) => item.kind === "OUTPUT");
@@ -110,21 +116,4 @@ async function runWith(
   // The run is shown first: its systems were called, whether or not its record could be kept.
   await history.flush();
   return result.status === "success" ? 0 : 1;
-}
-
-/** The definition named `name`: its file is tried first by name, then every file of the project. */
-function findDefinition(
-  name: string,
-  files: readonly string[],
-  load: { cwd: string; env: Env },
-): LoadedDefinition {
-  const byFileName = files.filter((file) => basename(file, extname(file)) === name);
-  for (const file of [...byFileName, ...files.filter((file) => !byFileName.includes(file))]) {
-    const loaded = loadFile<Definition>(file, "definition", load);
-    if (loaded.value?.name === name) return loaded;
-  }
-  throw new BassError(
-    "INTEGRATION_NOT_FOUND",
-    `no integration named ${name} in the project (bass validate lists its files)`,
-  );
 }

@@ -1,13 +1,9 @@
-import { type LiveSystems, startSystems } from "../adapters/systems.js";
 import type { Env } from "../definition/load.js";
-import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
-import { BassError } from "../errors.js";
-import { idempotencyDir, type LoadedSet, loadServedSet, type ServedSet } from "../serve/app.js";
-import { createAuthenticator, isLoopbackHost } from "../serve/auth.js";
+import { createScrubber } from "../engine/masks.js";
+import { formatWarnings } from "../project/usable.js";
+import { createServeApp, type ServeApp } from "../serve/app.js";
 import { createBatch } from "../serve/batch.js";
-import { createHandler } from "../serve/handler.js";
-import { createIdempotencyStore } from "../serve/idempotency.js";
-import { createLimiter } from "../serve/limiter.js";
+import type { ServedSet } from "../serve/served-set.js";
 import { startServer } from "../serve/server.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
@@ -32,111 +28,66 @@ export interface ServeCommandOptions {
 
 /** `bass serve`: the project's endpoints as a local REST API until stopped; exit 0 after a graceful stop. */
 export async function runServe(options: ServeCommandOptions, output: Output): Promise<number> {
-  const load = { cwd: options.cwd, env: options.env, projectDir: options.project };
-  const first = loadServedSet(load);
-  if (!first.ok)
-    throw new BassError(
-      "DEFINITION_INVALID",
-      `the project cannot be served until these are fixed:\n${formatIssues(first)}`,
-    );
-  let set = first.set;
-  for (const warning of set.warnings)
-    output.stderr(`warning: ${warning.file}:${warning.line}:${warning.column}  ${warning.message}\n`);
-  const host = options.host ?? set.settings.host;
-  const port = options.port ?? set.settings.port;
-  if (!isLoopbackHost(host) && set.settings.auth.type === "none" && !options.insecure) {
-    throw new BassError(
-      "USAGE",
-      `refusing to serve on ${host} without auth: set serve.auth in the project file, or give --insecure`,
-    );
-  }
-
   const signal = options.stopped ? undefined : waitForStopSignal();
-  let systems: LiveSystems = await startSecretly(set);
-  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history, set.secrets));
-  const idempotency = createIdempotencyStore({
-    dir: idempotencyDir(set),
-    ttlSeconds: set.settings.idempotencyTtlSeconds,
-  });
-  const limiter = createLimiter(set.settings.maxConcurrentRuns);
+  let app: ServeApp;
+  try {
+    app = await createServeApp({
+      cwd: options.cwd,
+      env: options.env,
+      projectDir: options.project,
+      host: options.host,
+      insecure: options.insecure,
+      logError: (error) => output.stderr(`${describeUnexpected(error, app.current())}\n`),
+    });
+  } catch (error) {
+    // The signal handler would swallow Ctrl-C of a serve that never started.
+    signal?.cancel();
+    throw error;
+  }
+  const set = app.current();
+  output.stderr(formatWarnings(set.warnings));
   // Log lines written together every 10 ms at most: one write for a burst of requests.
   const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
-  const handle = createHandler({
-    current: () => ({ set, adapters: systems.resolve }),
-    history,
-    idempotency,
-    limiter,
-    authenticate: createAuthenticator(set.settings.auth),
-  });
   const server = await startServer({
-    host,
-    port,
+    host: options.host ?? set.settings.host,
+    port: options.port ?? set.settings.port,
     bodyLimitBytes: set.settings.bodyLimitBytes,
-    handle,
+    handle: app.handle,
     log: requestLog.add,
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();
-    await systems.close();
+    await app.close();
     throw error;
   });
   output.stdout(`bass serve listening on ${server.url} (${describeEndpoints(set)})\n`);
   options.onListening?.(server.url);
 
-  const keepLastGood = (why: string) =>
-    output.stderr(`the changed project does not validate; still serving the last good set:\n${why}\n`);
   const watcher = options.watch
-    ? watchProject(set, () => {
-        let next: LoadedSet;
-        try {
-          next = loadServedSet(load);
-        } catch (error) {
-          // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
-          keepLastGood(`  ${(error as Error).message}`);
-          return;
-        }
-        if (!next.ok) {
-          keepLastGood(formatIssues(next));
-          return;
-        }
-        const systemsChanged =
-          JSON.stringify([next.set.config.systems, next.set.config.mockcore]) !==
-          JSON.stringify([set.config.systems, set.config.mockcore]);
-        if (!systemsChanged) {
-          set = next.set;
-          output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
-        } else
-          void restartSystems(next.set).catch((error: unknown) =>
-            keepLastGood(`  ${(error as Error).message}`),
+    ? watchProject(set, async () => {
+        const outcome = await app.reload();
+        if (outcome.ok) output.stdout(`reloaded: ${describeEndpoints(outcome.set)}\n`);
+        else
+          output.stderr(
+            `the changed project does not validate; still serving the last good set:\n${outcome.why}\n`,
           );
       })
     : undefined;
-
-  /** Swaps in the set once its systems have started; systems that cannot start leave the last good set serving. */
-  async function restartSystems(next: ServedSet): Promise<void> {
-    const old = systems;
-    await limiter.idle();
-    systems = await startSecretly(next);
-    set = next;
-    output.stdout(`reloaded: ${describeEndpoints(set)}\n`);
-    await old.close();
-  }
 
   await (options.stopped ?? signal?.received);
   watcher?.close();
   const stopBy = Date.now() + graceMs;
   await server.close(graceMs);
   // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.
-  await limiter.idle(Math.max(0, stopBy - Date.now()));
+  await app.close(Math.max(0, stopBy - Date.now()));
   requestLog.flush();
-  await Promise.all([history.flush(), idempotency.flush()]);
-  await systems.close();
   return 0;
 }
 
-/** The set's systems; an error starting or closing them has the set's secrets masked. */
-function startSecretly(set: ServedSet): Promise<LiveSystems> {
-  return startSystems(set.config, set.projectDir, { lasting: true, secrets: set.secrets });
+/** An unexpected error's stack for stderr, with the project's secrets masked. */
+function describeUnexpected(error: unknown, set: ServedSet): string {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return `bass serve: unexpected error: ${createScrubber(set.project.secrets)(text)}`;
 }
 
 function describeEndpoints(set: ServedSet): string {
@@ -144,16 +95,10 @@ function describeEndpoints(set: ServedSet): string {
   return `${count} endpoint${count === 1 ? "" : "s"} of ${set.definitions.length} integration${set.definitions.length === 1 ? "" : "s"}`;
 }
 
-function formatIssues(loaded: Extract<LoadedSet, { ok: false }>): string {
-  return loaded.issues
-    .map((issue) => `  ${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`)
-    .join("\n");
-}
-
 /** Calls `reload` once a burst of changes to the project's files has settled. */
 function watchProject(set: ServedSet, reload: () => void): { close(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const watcher = watchTree(set.projectDir, (file) => {
+  const watcher = watchTree(set.project.dir, (file) => {
     if (!/\.ya?ml$/.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(reload, 100);

@@ -1,9 +1,9 @@
 import type { RunStatus } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
-import type { ServedSet } from "./app.js";
 import type { ServeContext } from "./handler.js";
 import { createOpenApiDocument } from "./openapi.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
+import type { ServedSet } from "./served-set.js";
 import type { RequestTarget } from "./target.js";
 
 const statuses = new Set<string>(["success", "failure", "running"]);

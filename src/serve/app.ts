@@ -1,101 +1,122 @@
-import { resolve } from "node:path";
-import type { Issue } from "../definition/issue.js";
-import { lintProject } from "../definition/lint/lint.js";
-import { type Env, type LoadedProject, loadProject } from "../definition/load.js";
-import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
-import { isBlocking } from "../definition/usable.js";
-import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
-import { compileRequestSchemas, type RequestSchemaValidator } from "./request-schema.js";
-import { createRouter, type Router } from "./routes.js";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { HistoryStore } from "../engine/history.js";
+import { BassError } from "../errors.js";
+import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
+import { openHistory } from "../project/open.js";
+import { formatIssueList } from "../project/usable.js";
+import { assertSafeBinding, createAuthenticator } from "./auth.js";
+import { createHandler, type HandledResponse, type ServeRequest } from "./handler.js";
+import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
+import { createLimiter, type Limiter } from "./limiter.js";
+import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";
 
-/** Serve's settings with the defaults of SPEC §3. */
-export interface ServeSettings {
-  host: string;
-  port: number;
-  auth: ServeAuth;
-  bodyLimitBytes: number;
-  maxConcurrentRuns: number;
-  idempotencyTtlSeconds: number;
-  cellTimeoutMs: number;
-  runTimeoutMs: number;
+export interface ServeAppOptions extends LoadServedSetOptions {
+  /** The host serve will bind (`--host`); a non-loopback host needs auth, or `insecure`. */
+  host?: string | undefined;
+  insecure?: boolean;
+  /** Adapters that answer every system instead of the project's own (tests). */
+  adapters?: AdapterResolver;
+  /** The idempotency store's clock (tests). */
+  clock?: () => number;
+  /** Where an unexpected error's stack goes, masked, before its 500. */
+  logError?: (error: unknown) => void;
 }
 
-/** One loaded set of integrations: what a request is routed to. `--watch` swaps it whole. */
-export interface ServedSet {
-  projectDir: string;
-  config: ProjectConfig;
-  settings: ServeSettings;
-  definitions: Definition[];
-  router: Router<CompiledIntegration>;
-  requestSchemas: ReadonlyMap<string, RequestSchemaValidator>;
-  /** Values from the environment, masked by value in every record. */
-  secrets: string[];
-  /** Warnings of the last load (errors keep a set from loading). */
-  warnings: Issue[];
+/** What a reload did: swapped in the changed set, or kept the last good one and says why. */
+export type ReloadOutcome = { ok: true; set: ServedSet } | { ok: false; why: string };
+
+export interface ServeApp {
+  handle(request: ServeRequest): Promise<HandledResponse>;
+  history: HistoryStore;
+  idempotency: IdempotencyStore;
+  limiter: Limiter;
+  /** The set serving now. */
+  current(): ServedSet;
+  /** Loads the project again (`--watch`); a set that does not validate, or whose systems fail, is not swapped in. */
+  reload(): Promise<ReloadOutcome>;
+  /** Waits up to `graceMs` for the runs in progress (async ones too), then flushes the stores and stops the systems. */
+  close(graceMs?: number): Promise<void>;
 }
 
-export interface LoadServedSetOptions {
-  cwd: string;
-  env: Env;
-  projectDir?: string | undefined;
-}
+/** Serve without a socket: the project loaded, its systems started, history and idempotency stores opened. */
+export async function createServeApp(options: ServeAppOptions): Promise<ServeApp> {
+  const first = loadServedSet(options);
+  if (!first.ok)
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `the project cannot be served until these are fixed:\n${formatIssueList(first.issues)}`,
+    );
+  let set = first.set;
+  assertSafeBinding(options.host ?? set.settings.host, set.settings.auth, options.insecure ?? false);
+  let systems = await startSystemsOf(set, options);
+  const history = openHistory(set.project);
+  const idempotency = createIdempotencyStore({
+    dir: idempotencyDir(set),
+    ttlSeconds: set.settings.idempotencyTtlSeconds,
+    clock: options.clock,
+  });
+  const limiter = createLimiter(set.settings.maxConcurrentRuns);
+  const handle = createHandler({
+    current: () => ({ set, adapters: systems.resolve }),
+    history,
+    idempotency,
+    limiter,
+    authenticate: createAuthenticator(set.settings.auth),
+    logError: options.logError,
+  });
 
-export type LoadedSet =
-  | { ok: true; set: ServedSet }
-  | { ok: false; issues: Issue[]; project: LoadedProject | undefined };
-
-/** Loads, validates and compiles the project's integrations; a set with a blocking finding is not loaded. */
-export function loadServedSet(options: LoadServedSetOptions): LoadedSet {
-  const project = loadProject({ cwd: options.cwd, env: options.env, projectDir: options.projectDir });
-  const issues = lintProject(project);
-  if (issues.some(isBlocking)) return { ok: false, issues: issues.filter(isBlocking), project };
-  const served = project.definitions.filter(
-    (loaded) => loaded.value.active !== false && (loaded.value.endpoints ?? []).length > 0,
-  );
-  const compiled = served.map((loaded) => compileIntegration(loaded));
-  const routes = compiled.flatMap((integration) =>
-    (integration.definition.endpoints ?? []).map((endpoint) => ({
-      method: endpoint.method,
-      path: endpoint.path,
-      target: integration,
-    })),
-  );
-  const config = project.config.value;
-  const secrets = [...project.config.secrets, ...project.definitions.flatMap((loaded) => loaded.secrets)];
   return {
-    ok: true,
-    set: {
-      projectDir: project.dir,
-      config,
-      settings: serveSettings(config),
-      definitions: served.map((loaded) => loaded.value),
-      router: createRouter(routes),
-      requestSchemas: compileRequestSchemas(
-        served.map((loaded) => loaded.value),
-        secrets,
-      ),
-      secrets,
-      warnings: issues,
+    handle,
+    history,
+    idempotency,
+    limiter,
+    current: () => set,
+    async reload() {
+      let next: ReturnType<typeof loadServedSet>;
+      try {
+        next = loadServedSet(options);
+      } catch (error) {
+        // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
+        return { ok: false, why: `  ${(error as Error).message}` };
+      }
+      if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
+      if (sameSystems(set, next.set)) {
+        set = next.set;
+        return { ok: true, set };
+      }
+      try {
+        const old = systems;
+        await limiter.idle();
+        systems = await startSystemsOf(next.set, options);
+        set = next.set;
+        await old.adapters.close();
+        return { ok: true, set };
+      } catch (error) {
+        return { ok: false, why: `  ${(error as Error).message}` };
+      }
+    },
+    async close(graceMs = 0) {
+      await limiter.idle(graceMs);
+      await Promise.all([history.flush(), idempotency.flush()]);
+      await systems.adapters.close();
     },
   };
 }
 
-/** The serve and limits settings of a project file, with the defaults of SPEC §3. */
-export function serveSettings(config: ProjectConfig): ServeSettings {
-  const serve = config.serve ?? {};
-  return {
-    host: serve.host ?? "127.0.0.1",
-    port: serve.port ?? 3000,
-    auth: serve.auth ?? { type: "none" },
-    bodyLimitBytes: serve.body_limit_bytes ?? 1048576,
-    maxConcurrentRuns: serve.max_concurrent_runs ?? 64,
-    idempotencyTtlSeconds: serve.idempotency_ttl_s ?? 86400,
-    cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
-    runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-  };
+interface StartedSystems {
+  adapters: ProjectAdapters;
+  resolve: AdapterResolver;
 }
 
-/** Where serve keeps what must survive a restart, next to the run history. */
-export function idempotencyDir(set: ServedSet): string {
-  return resolve(set.projectDir, ".bass", "idempotency");
+/** The set's systems, started now: serve answers its first request without waiting for them. */
+async function startSystemsOf(set: ServedSet, options: ServeAppOptions): Promise<StartedSystems> {
+  const adapters = createProjectAdapters(set.project, { lasting: true });
+  const fixed = options.adapters;
+  return { adapters, resolve: fixed ?? (await adapters.resolverFor({ kind: "live" })) };
+}
+
+function sameSystems(a: ServedSet, b: ServedSet): boolean {
+  const systemsOf = (set: ServedSet) =>
+    JSON.stringify([set.project.config.systems, set.project.config.mockcore]);
+  return systemsOf(a) === systemsOf(b);
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import type { ServeAuth } from "../definition/types.js";
+import { BassError } from "../errors.js";
 
 /** Whether an `Authorization` header value lets a request in. */
 export type Authenticator = (authorization: string | undefined) => boolean;
@@ -85,4 +86,13 @@ export function isLoopbackHost(host: string): boolean {
   // it refuses a zone id (fe80::1%eth0), which is never loopback anyway.
   const canonical = URL.parse(`http://[${bare}]/`)?.hostname ?? "";
   return canonical === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
+}
+
+/** Refuses to serve on a host other machines reach while anyone may call it, unless the user said so. */
+export function assertSafeBinding(host: string, auth: ServeAuth, insecure: boolean): void {
+  if (isLoopbackHost(host) || auth.type !== "none" || insecure) return;
+  throw new BassError(
+    "USAGE",
+    `refusing to serve on ${host} without auth: set serve.auth in the project file, or give --insecure`,
+  );
 }

@@ -5,7 +5,6 @@ import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { handleAdmin } from "./admin.js";
-import type { ServedSet } from "./app.js";
 import { parseBody } from "./body.js";
 import {
   type IdempotencyStore,
@@ -16,6 +15,7 @@ import {
 import type { Limiter } from "./limiter.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
 import { parseQuery } from "./query.js";
+import type { ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 
 /** A request as the server read it: the body is whole and within the limit. */
@@ -43,6 +43,8 @@ export interface ServeContext {
   idempotency: IdempotencyStore;
   limiter: Limiter;
   authenticate(authorization: string | undefined): boolean;
+  /** Where an unexpected error goes before its 500. */
+  logError?: ((error: unknown) => void) | undefined;
 }
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
@@ -60,8 +62,9 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
     }
     try {
       return await handle(context, request, url, answers);
-    } catch {
+    } catch (error) {
       // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
+      context.logError?.(error);
       return {
         ...problemResponse(
           createProblem(500, "bass could not answer this request; the server log has no more"),
@@ -184,9 +187,8 @@ async function runEndpoint(
   const run = startIntegration(integration, input, {
     adapters,
     trigger: "http",
-    cellTimeoutMs: set.settings.cellTimeoutMs,
-    runTimeoutMs: set.settings.runTimeoutMs,
-    secrets: set.secrets,
+    ...set.project.limits,
+    secrets: set.project.secrets,
   });
   const finished = run.completion.then((result) => {
     context.history.write(result.record);

@@ -1,18 +1,18 @@
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
-import type { AdapterResolver } from "../adapters/adapter.js";
-import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/cassette.js";
-import { createMockAdapter } from "../adapters/mock.js";
-import { type LiveSystems, startSystems } from "../adapters/systems.js";
-import { lintProject } from "../definition/lint/lint.js";
-import { type Env, type LoadedProject, loadProject } from "../definition/load.js";
-import { assertUsable } from "../definition/usable.js";
+import type { Env } from "../definition/load.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
-import { createHistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import {
+  type AdapterChoice,
+  createProjectAdapters,
+  type ProjectAdapters,
+  readCassette,
+} from "../project/adapters.js";
+import { readDataFile } from "../project/data-file.js";
+import { openHistory, openProject, type Project } from "../project/open.js";
+import { assertUsable } from "../project/usable.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
 import type { TestCase, TestFile } from "./test-file.js";
@@ -52,10 +52,9 @@ export interface LoadedTests {
 export async function runTests(
   options: RunTestsOptions,
 ): Promise<{ results: CaseResult[]; loaded: LoadedTests[] }> {
-  const load = { cwd: options.cwd, env: options.env, projectDir: options.projectDir };
-  const project = loadProject(load);
-  // Cases do not use request_schema, which only serve checks bodies against.
-  assertUsable(lintProject(project, { requestSchemas: false }), "the project");
+  const load = { cwd: options.cwd, env: options.env };
+  const project = openProject({ ...load, projectDir: options.projectDir });
+  assertUsable(project.issues, "the project");
   const loaded = options.files.map((path) => loadTests(path, load));
   const compiled = new Map<string, CompiledIntegration>();
   const integrationOf = (name: string, file: string) => {
@@ -77,22 +76,19 @@ export async function runTests(
     })),
   );
 
-  const config = project.config.value;
-  const secrets = secretsOf(project);
-  const history = createHistoryStore(resolveHistoryOptions(project.dir, config.history, secrets));
-  let systems: Promise<LiveSystems> | undefined;
-  const live = () => (systems ??= startSystems(config, project.dir, { secrets }));
+  const history = openHistory(project);
+  const adapters = createProjectAdapters(project);
   const results: CaseResult[] = new Array(jobs.length);
   let done = 0;
   try {
     await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
-      results[index] = await runCase(job.entry, job.testCase, job.integration, project, secrets, live);
+      results[index] = await runCase(job.entry, job.testCase, job.integration, project, adapters);
       if (results[index]?.record) history.write(results[index].record);
       options.onCaseDone?.(++done, jobs.length);
     });
   } finally {
     await history.flush();
-    if (systems) await (await systems).close();
+    await adapters.close();
   }
   return { results, loaded };
 }
@@ -101,20 +97,16 @@ async function runCase(
   entry: LoadedTests,
   testCase: TestCase,
   integration: CompiledIntegration,
-  project: LoadedProject,
-  secrets: readonly string[],
-  live: () => Promise<LiveSystems>,
+  project: Project,
+  adapters: ProjectAdapters,
 ): Promise<CaseResult> {
   const started = performance.now();
   const base = { file: entry.file, integration: integration.name, name: testCase.name };
-  const adapters = await adaptersFor(entry, testCase, live);
-  const config = project.config.value;
   const result = await runIntegration(integration, inputOf(entry, testCase), {
-    adapters,
+    ...project.limits,
+    adapters: await adapters.resolverFor(adapterChoice(entry, testCase)),
     trigger: "test",
-    cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
-    runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    secrets,
+    secrets: project.secrets,
   });
   const differences = checkExpectations(testCase.expect ?? {}, result.record);
   return {
@@ -149,35 +141,26 @@ function producedBy(record: RunRecord, differences: readonly Difference[]): stri
   ];
 }
 
-async function adaptersFor(
-  entry: LoadedTests,
-  testCase: TestCase,
-  live: () => Promise<LiveSystems>,
-): Promise<AdapterResolver> {
+/** A case's `mocks`, its `cassette` (relative to the test file), or the project's systems. */
+function adapterChoice(entry: LoadedTests, testCase: TestCase): AdapterChoice {
   const where = `${entry.file} case ${JSON.stringify(testCase.name)}`;
-  if (testCase.mocks) {
-    const adapter = createMockAdapter(testCase.mocks, where);
-    return () => adapter;
-  }
+  if (testCase.mocks) return { kind: "mock", answers: testCase.mocks, source: where };
   if (testCase.cassette) {
     const path = resolve(dirname(entry.path), testCase.cassette);
-    const cassette = readRelative(path, `${where}: cassette ${testCase.cassette}`, (text) => parseYaml(text));
-    const problem = checkCassette(cassette);
-    if (problem) throw new BassError("INPUT_INVALID", `${where}: ${testCase.cassette}: ${problem}`);
-    const adapter = createReplayAdapter(cassette as Cassette, testCase.cassette);
-    return () => adapter;
+    const cassette = readCassette(path, `${testCase.cassette} (${where})`);
+    return { kind: "cassette", cassette, source: testCase.cassette };
   }
-  return (await live()).resolve;
+  return { kind: "live" };
 }
 
 function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
   if (testCase.input_file) {
     const path = resolve(dirname(entry.path), testCase.input_file);
     return {
-      payload: readRelative(
+      payload: readDataFile(
         path,
-        `${entry.file} case ${JSON.stringify(testCase.name)}: input_file ${testCase.input_file}`,
-        JSON.parse,
+        `input_file ${testCase.input_file} (${entry.file} case ${JSON.stringify(testCase.name)})`,
+        { parse: JSON.parse },
       ),
     };
   }
@@ -189,23 +172,6 @@ function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
     params: input.params,
     headers: input.headers,
   };
-}
-
-function readRelative(path: string, what: string, parse: (text: string) => unknown): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new BassError("FILE_NOT_FOUND", `${what} cannot be read: ${(error as Error).message}`);
-  }
-  try {
-    return parse(text);
-  } catch (error) {
-    throw new BassError(
-      "INPUT_INVALID",
-      `${what} does not parse: ${(error as Error).message.split("\n")[0]}`,
-    );
-  }
 }
 
 function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests {
@@ -228,9 +194,4 @@ async function forEachLimited<T>(
     }
   });
   await Promise.all(lanes);
-}
-
-/** Every value of the project that came from the environment: masked wherever it would show. */
-function secretsOf(project: LoadedProject): string[] {
-  return [...project.config.secrets, ...project.definitions.flatMap((definition) => definition.secrets)];
 }

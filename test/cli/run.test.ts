@@ -245,7 +245,7 @@ describe("bass run", () => {
     });
     const result = await runCli(["run", "a", "--input", "input.json", "--json"], { cwd: dir });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe("warning: integrations/a.yaml:2:14  Unresolved tag: !custom\n");
+    expect(result.stderr).toBe("warning: integrations/a.yaml:2:14  Unresolved tag: !custom  (yaml-syntax)\n");
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "success" });
   });
 

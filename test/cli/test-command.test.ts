@@ -234,11 +234,11 @@ describe("bass test: expectations", () => {
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe("");
     expect(missing.stderr).toMatch(
-      /^bass: tests\/b\.test\.yaml case "the case": input_file \.\.\/inputs\/nobody\.json cannot be read/,
+      /^bass: cannot read input_file \.\.\/inputs\/nobody\.json \(tests\/b\.test\.yaml case "the case"\)/,
     );
     const notJson = await runCli(["test", "tests/c.test.yaml"], { cwd: dir });
     expect(notJson.code).toBe(2);
-    expect(notJson.stderr).toMatch(/input_file \.\.\/bass\.config\.yaml does not parse/);
+    expect(notJson.stderr).toMatch(/input_file \.\.\/bass\.config\.yaml \(.*\) does not parse/);
   });
 
   it("answers a call_for_each service request from a mock list by sridx, skipping null entries", async () => {
@@ -322,7 +322,9 @@ cases:
     });
     const result = await runCli(["test"], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('tests/a.test.yaml case "the case": bad.json: exchanges[0] needs');
+    expect(result.stderr).toContain(
+      'the cassette bad.json (tests/a.test.yaml case "the case"): exchanges[0] needs',
+    );
   });
 
   it.each([

@@ -1,34 +1,11 @@
-import { startSystems } from "../../src/adapters/systems.js";
 import { createOutput } from "../../src/cli/output.js";
 import { runServe } from "../../src/cli/serve.js";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
-import { idempotencyDir, loadServedSet } from "../../src/serve/app.js";
-import { createAuthenticator } from "../../src/serve/auth.js";
-import { createHandler } from "../../src/serve/handler.js";
-import { createIdempotencyStore } from "../../src/serve/idempotency.js";
-import { createLimiter } from "../../src/serve/limiter.js";
+import { createServeApp } from "../../src/serve/app.js";
 
-/** The handler of SPEC §7 over a project, with the store, limiter and systems `bass serve` gives it. */
+/** The handler of `bass serve` over a project, with the stores, limiter and systems serve gives it. */
 export async function createProjectHandler(dir: string) {
-  const loaded = loadServedSet({ cwd: dir, env: {}, projectDir: dir });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  const { set } = loaded;
-  const systems = await startSystems(set.config, set.projectDir);
-  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history));
-  const handle = createHandler({
-    current: () => ({ set, adapters: systems.resolve }),
-    history,
-    idempotency: createIdempotencyStore({ dir: idempotencyDir(set), ttlSeconds: 60 }),
-    limiter: createLimiter(set.settings.maxConcurrentRuns),
-    authenticate: createAuthenticator(set.settings.auth),
-  });
-  return {
-    handle,
-    async close() {
-      await history.flush();
-      await systems.close();
-    },
-  };
+  const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+  return { handle: app.handle, close: () => app.close() };
 }
 
 /** `bass serve` in this process on 127.0.0.1, port 0; `stop` resolves with its exit code and how long the stop took. */

@@ -1,14 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
-import { idempotencyDir, loadServedSet } from "../../src/serve/app.js";
-import { createAuthenticator } from "../../src/serve/auth.js";
-import { createHandler } from "../../src/serve/handler.js";
-import { createIdempotencyStore } from "../../src/serve/idempotency.js";
-import { createLimiter } from "../../src/serve/limiter.js";
+import { createServeApp } from "../../src/serve/app.js";
 import {
   createFakeCore,
   createServeProject,
@@ -41,24 +36,16 @@ interface ContextOptions {
 }
 
 /** A serve context on the project in `dir`, as `bass serve` builds it, with `core` as every system's adapter. */
-function createContext(dir: string, core: FakeCore, options: ContextOptions = {}) {
-  const loaded = loadServedSet({ cwd: dir, env: options.env ?? {} });
-  if (!loaded.ok) throw new Error(`the test project does not load: ${JSON.stringify(loaded.issues)}`);
-  const { set } = loaded;
-  const history = createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history));
-  const idempotency = createIdempotencyStore({
-    dir: idempotencyDir(set),
-    ttlSeconds: set.settings.idempotencyTtlSeconds,
+async function createContext(dir: string, core: FakeCore, options: ContextOptions = {}) {
+  const app = await createServeApp({
+    cwd: dir,
+    env: options.env ?? {},
+    adapters: () => core,
     clock: options.clock,
   });
-  const limiter = createLimiter(set.settings.maxConcurrentRuns);
-  const handle = createHandler({
-    current: () => ({ set, adapters: () => core }),
-    history,
-    idempotency,
-    limiter,
-    authenticate: createAuthenticator(set.settings.auth),
-  });
+  onTestFinished(() => app.close());
+  const { history, idempotency, limiter, handle } = app;
+  const set = app.current();
 
   async function send(method: string, url: string, options: SendOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers };
@@ -86,10 +73,10 @@ function createContext(dir: string, core: FakeCore, options: ContextOptions = {}
 }
 
 /** A project of the served integrations, its fake core and a context on it. */
-function createServe(options: ServeProjectOptions & ContextOptions = {}) {
+async function createServe(options: ServeProjectOptions & ContextOptions = {}) {
   const core = createFakeCore();
   const dir = createServeProject(core, options);
-  return { core, dir, ...createContext(dir, core, options) };
+  return { core, dir, ...(await createContext(dir, core, options)) };
 }
 
 const json = (reply: Reply) => JSON.parse(reply.text);
@@ -139,7 +126,7 @@ describe("routing", () => {
     ["GET", "/items?tag=a&tag=b&one=1&empty=", {}, { tag: ["a", "b"], one: "1", empty: "" }],
     ["GET", "/items?q=a%26b&q=c+d", {}, { q: ["a&b", "c d"] }],
   ])("%s %s gives input.path %j and input.params %j", async (method, url, path, params) => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send(method, url);
     expect(reply.status).toBe(200);
     expect(json(reply)).toMatchObject({ method, path, params });
@@ -147,20 +134,20 @@ describe("routing", () => {
   });
 
   it("keeps a query name __proto__ as plain data", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("GET", "/items?__proto__=x&constructor=y");
     expect(reply.text).toContain('"params":{"__proto__":"x","constructor":"y"}');
     expect(({} as Record<string, unknown>).constructor).toBe(Object);
   });
 
   it("gives an empty query (a bare ?) as empty input.params", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("GET", "/items?");
     expect(json(reply)).toMatchObject({ params: {} });
   });
 
   it("keeps a header named __proto__ as plain data in the run's input", async () => {
-    const { send, history } = createServe();
+    const { send, history } = await createServe();
     const headers: Record<string, string> = JSON.parse('{"__proto__":"x","x-note":["a","b"]}');
     const reply = await send("GET", "/items", { headers });
     await history.flush();
@@ -179,7 +166,7 @@ describe("routing", () => {
     ["GET", "/items/%E0%A4%A"],
     ["POST", "/strict/extra"],
   ])("answers %s %s with 404 and runs nothing", async (method, url) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const problem = expectProblem(await send(method, url), 404);
     expect(problem.title).toBe("Not Found");
     expect(core.calls).toBe(0);
@@ -192,7 +179,7 @@ describe("routing", () => {
     ["DELETE", "/items", "GET"],
     ["GET", "/items/1/tags/x", "DELETE"],
   ])("answers %s %s with 405 and Allow: %s", async (method, url, allow) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const reply = await send(method, url);
     expectProblem(reply, 405);
     expect(reply.headers.allow).toBe(allow);
@@ -219,7 +206,7 @@ describe("request bodies", () => {
     ["an empty body with a type serve does not read", "text/plain", "", {}],
     ["64 levels of nesting", "application/json", deep(64), JSON.parse(deep(64))],
   ])("reads %s into input.payload", async (_, type, body, payload) => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("PUT", "/items/1", { body, type });
     expect(reply.status).toBe(200);
     expect(json(reply).payload).toEqual(payload);
@@ -238,7 +225,7 @@ describe("request bodies", () => {
     ["form data", 415, "application/x-www-form-urlencoded", "a=1"],
     ["a body without a type", 415, "", "{}"],
   ])("answers %s with %i and runs nothing", async (_, status, type, body) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const problem = expectProblem(await send("PUT", "/items/1", { body, type }), status);
     // A detail never quotes the body: it may hold secrets.
     if (typeof body === "string" && body.length > 2) expect(problem.detail).not.toContain(body);
@@ -253,7 +240,7 @@ describe("request_schema", () => {
     ["a body that is not an object", [1], [""]],
     ["an empty body (read as {})", undefined, ["#/amount"]],
   ])("answers %s with 400 and the schema's errors", async (_, body, pointers) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const problem = expectProblem(await send("POST", "/strict", { body }), 400);
     const errors = problem.errors as { pointer: string; message: string }[];
     expect(errors.map((error) => error.pointer.replace(/^#$/, "")).sort()).toEqual(
@@ -264,7 +251,7 @@ describe("request_schema", () => {
   });
 
   it("runs a body that matches", async () => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const reply = await send("POST", "/strict", { body: { amount: 12.5 } });
     expect({ status: reply.status, body: json(reply) }).toEqual({ status: 200, body: { amount: 12.5 } });
     expect(core.calls).toBe(1);
@@ -273,7 +260,7 @@ describe("request_schema", () => {
 
 describe("sending the output (SPEC §4.10)", () => {
   it("sends a payload as JSON by default, with the status and headers the run set", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("POST", "/transfers", { body: { amount: "1.00" } });
     expect(reply.status).toBe(201);
     expect(reply.headers).toEqual({
@@ -284,7 +271,7 @@ describe("sending the output (SPEC §4.10)", () => {
   });
 
   it("sends a byte-string payload as it is, with its Content-Type", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("GET", "/outputs/csv");
     expect(reply.status).toBe(200);
     expect(reply.headers).toEqual({ "content-type": "text/csv; charset=utf-8", "x-rows": "1" });
@@ -303,7 +290,7 @@ describe("sending the output (SPEC §4.10)", () => {
   ])(
     "sends the §12 default failure after %s as the run left it, not as a problem",
     async (_, url, status, code, detail) => {
-      const { send } = createServe();
+      const { send } = await createServe();
       const reply = await send("GET", url);
       expect(reply.status).toBe(status);
       expect(reply.headers).toEqual({ "content-type": "application/json; charset=utf-8" });
@@ -318,7 +305,7 @@ describe("Idempotency-Key", () => {
   const transfer = { amount: "10.00" };
 
   it("replays the stored answer to a repeat with Idempotent-Replayed: true, and runs nothing again", async () => {
-    const { send, core, history } = createServe();
+    const { send, core, history } = await createServe();
     const headers = { "idempotency-key": "order-1" };
     const first = await send("POST", "/transfers", { body: transfer, headers });
     const again = await send("POST", "/transfers", { body: transfer, headers });
@@ -338,7 +325,7 @@ describe("Idempotency-Key", () => {
     ["GET", "/items/1", 2],
     ["DELETE", "/items/1/tags/x", 2],
   ])("keys %s requests (%s runs %i time(s) for two requests)", async (method, url, runs) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const body = method === "POST" || method === "PUT" ? transfer : undefined;
     for (let i = 0; i < 2; i++) await send(method, url, { body, headers: { "idempotency-key": "k" } });
     expect(core.calls).toBe(runs);
@@ -346,7 +333,10 @@ describe("Idempotency-Key", () => {
 
   it("runs again once the key is older than idempotency_ttl_s", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
-    const { send, core } = createServe({ config: "serve:\n  idempotency_ttl_s: 60\n", clock: () => now });
+    const { send, core } = await createServe({
+      config: "serve:\n  idempotency_ttl_s: 60\n",
+      clock: () => now,
+    });
     const headers = { "idempotency-key": "ttl" };
     await send("POST", "/transfers", { body: transfer, headers });
     now += 59_000;
@@ -362,7 +352,7 @@ describe("Idempotency-Key", () => {
   });
 
   it("answers 409 to a repeat while the first still runs, then replays once it has ended", async () => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const headers = { "idempotency-key": "busy" };
     const hold = core.hold();
     const first = send("POST", "/transfers", { body: transfer, headers });
@@ -380,7 +370,7 @@ describe("Idempotency-Key", () => {
     ["another path", "POST", "/accounts/1/transfers", transfer],
     ["another method", "PUT", "/items/1", transfer],
   ])("answers 422 to the same key with %s, after and while the first runs", async (_, method, url, body) => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const headers = { "idempotency-key": "same" };
     const hold = core.hold();
     const first = send("POST", "/transfers", { body: transfer, headers });
@@ -395,7 +385,7 @@ describe("Idempotency-Key", () => {
   it.each(["", "x".repeat(65), "two words", "tab\there", "clé"])(
     "answers 400 to the invalid key %j and runs nothing",
     async (key) => {
-      const { send, core } = createServe();
+      const { send, core } = await createServe();
       const problem = expectProblem(
         await send("POST", "/transfers", { body: transfer, headers: { "idempotency-key": key } }),
         400,
@@ -406,11 +396,11 @@ describe("Idempotency-Key", () => {
   );
 
   it("keeps answered keys on disk: a context started afresh on the same project replays", async () => {
-    const { send, core, dir, idempotency } = createServe();
+    const { send, core, dir, idempotency } = await createServe();
     const headers = { "idempotency-key": "restart" };
     const first = await send("POST", "/transfers", { body: transfer, headers });
     await idempotency.flush();
-    const restarted = createContext(dir, core);
+    const restarted = await createContext(dir, core);
     const replay = await restarted.send("POST", "/transfers", { body: transfer, headers });
     expect(replay.status).toBe(201);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
@@ -419,7 +409,7 @@ describe("Idempotency-Key", () => {
   });
 
   it("writes no masked value to disk: a replay in the same process is the answer itself, after a restart the masked one", async () => {
-    const { send, core, dir, idempotency } = createServe();
+    const { send, core, dir, idempotency } = await createServe();
     const headers = { "idempotency-key": "masked" };
     const body = { account: secretAccount, amount: "1.00" };
     const first = await send("POST", "/transfers", { body, headers });
@@ -434,7 +424,7 @@ describe("Idempotency-Key", () => {
     }
     const again = await send("POST", "/transfers", { body, headers });
     expect(again.text).toBe(first.text);
-    const restarted = createContext(dir, core);
+    const restarted = await createContext(dir, core);
     const replay = await restarted.send("POST", "/transfers", { body, headers });
     expect(replay.headers["idempotent-replayed"]).toBe("true");
     expect(replay.text).not.toContain(secretAccount);
@@ -444,7 +434,7 @@ describe("Idempotency-Key", () => {
 
 describe("asynchronous integrations (run_async: true)", () => {
   it("answers 202 { run_id, status: started } at once; the record shows the run running, then ended", async () => {
-    const { send, core, limiter } = createServe();
+    const { send, core, limiter } = await createServe();
     const hold = core.hold();
     const accepted = await within(send("POST", "/jobs", { body: { n: 1 } }));
     expect(accepted.status).toBe(202);
@@ -469,7 +459,7 @@ describe("asynchronous integrations (run_async: true)", () => {
 
 describe("admin routes", () => {
   it("answers /_bass/health", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("GET", "/_bass/health");
     expect(reply.status).toBe(200);
     expect(reply.headers["content-type"]).toBe("application/json; charset=utf-8");
@@ -478,7 +468,7 @@ describe("admin routes", () => {
   });
 
   it("lists runs newest first, filtered by integration, status, label and limit", async () => {
-    const { send, core } = createServe();
+    const { send, core } = await createServe();
     const item = await send("GET", "/items/1");
     const failed = await send("GET", "/outputs/invalid");
     const job = json(await send("POST", "/jobs", { body: {} })).run_id as string;
@@ -499,13 +489,13 @@ describe("admin routes", () => {
   it.each(["?status=done", "?limit=0", "?limit=1001", "?limit=two"])(
     "answers /_bass/runs%s with 400",
     async (query) => {
-      const { send } = createServe();
+      const { send } = await createServe();
       expectProblem(await send("GET", `/_bass/runs${query}`), 400);
     },
   );
 
   it("answers /_bass/runs/{id} with the masked record", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const run = await send("POST", "/transfers", { body: { account: secretAccount, amount: "1.00" } });
     const reply = await send("GET", `/_bass/runs/${run.runId}`);
     expect(reply.status).toBe(200);
@@ -534,20 +524,20 @@ describe("admin routes", () => {
     "/_bass",
     "/_bass/nope",
   ])("answers %s with 404", async (url) => {
-    const { send } = createServe();
+    const { send } = await createServe();
     await send("GET", "/items/1");
     expectProblem(await send("GET", url), 404);
   });
 
   it("answers another method than GET with 405 and Allow: GET", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("POST", "/_bass/health", { body: {} });
     expectProblem(reply, 405);
     expect(reply.headers.allow).toBe("GET");
   });
 
   it("answers /_bass/openapi.json with the served endpoints", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("GET", "/_bass/openapi.json");
     expect(reply.status).toBe(200);
     const document = json(reply);
@@ -591,7 +581,7 @@ describe("auth", () => {
     ["basic", `Bearer ${env.PASSWORD}`, 401, 'Basic realm="bass"', users],
     ["basic", basic("ada", env.PASSWORD), 200, undefined, users],
   ])("auth %s with Authorization %j: %i", async (_, authorization, status, challenge, config) => {
-    const { send, core } = createServe({ config, env });
+    const { send, core } = await createServe({ config, env });
     const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
     for (const url of ["/items/1", "/_bass/health", "/_bass/runs", "/_bass/openapi.json"]) {
       const reply = await send("GET", url, { headers });
@@ -604,7 +594,7 @@ describe("auth", () => {
 
 describe("max_concurrent_runs", () => {
   it("answers 503 with Retry-After while every slot is taken; a refused key may run later", async () => {
-    const { send, core } = createServe({ config: "serve:\n  max_concurrent_runs: 1\n" });
+    const { send, core } = await createServe({ config: "serve:\n  max_concurrent_runs: 1\n" });
     const hold = core.hold();
     const first = send("POST", "/transfers", { body: { amount: "1.00" } });
     await hold.entered;
@@ -622,7 +612,7 @@ describe("max_concurrent_runs", () => {
   });
 
   it("counts an async run until it ends, not until its 202", async () => {
-    const { send, core } = createServe({ config: "serve:\n  max_concurrent_runs: 1\n" });
+    const { send, core } = await createServe({ config: "serve:\n  max_concurrent_runs: 1\n" });
     const hold = core.hold();
     expect((await send("POST", "/jobs", { body: {} })).status).toBe(202);
     await hold.entered;
@@ -643,7 +633,7 @@ describe("the log path", () => {
     ["a masked value in the query", "POST", "/transfers?account=", "/transfers?account=XXXXXXXXXXXX"],
     ["a masked value in the path", "POST", "/accounts/", "/accounts/XXXXXXXXXXXX/transfers"],
   ])("masks %s", async (_, method, prefix, logged) => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const url = prefix.startsWith("/accounts/")
       ? `${prefix}${secretAccount}/transfers`
       : `${prefix}${secretAccount}`;
@@ -659,11 +649,11 @@ describe("the log path", () => {
   ])(
     "keeps a masked value in %s out of a replay's log path (after a restart: %s)",
     async (_, restart, url, logged) => {
-      const { send, core, dir, idempotency } = createServe();
+      const { send, core, dir, idempotency } = await createServe();
       const headers = { "idempotency-key": "masked" };
       const first = await send("POST", url, { body: masked, headers });
       await idempotency.flush();
-      const replay = await (restart ? createContext(dir, core).send : send)("POST", url, {
+      const replay = await (restart ? (await createContext(dir, core)).send : send)("POST", url, {
         body: masked,
         headers,
       });
@@ -674,7 +664,7 @@ describe("the log path", () => {
   );
 
   it("keeps a masked value out of an async run's log path", async () => {
-    const { send } = createServe();
+    const { send } = await createServe();
     const reply = await send("POST", `/jobs?account=${secretAccount}`, { body: { account: secretAccount } });
     expect(reply.status).toBe(202);
     expect(reply.logPath).not.toContain(secretAccount);

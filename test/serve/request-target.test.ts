@@ -1,32 +1,20 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { echoAdapter } from "../../src/adapters/echo.js";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
-import { idempotencyDir, loadServedSet } from "../../src/serve/app.js";
-import { createAuthenticator } from "../../src/serve/auth.js";
-import { createHandler } from "../../src/serve/handler.js";
-import { createIdempotencyStore } from "../../src/serve/idempotency.js";
-import { createLimiter } from "../../src/serve/limiter.js";
+import { createServeApp } from "../../src/serve/app.js";
 import { startServer } from "../../src/serve/server.js";
 import { parseRequestTarget } from "../../src/serve/target.js";
 import { createTempDir } from "../_helpers.js";
 import { sendRaw } from "./_raw-http.js";
 
-function createTargetHandler() {
+async function createTargetHandler() {
   const dir = createTempDir({
     "bass.config.yaml": "{}\n",
     "integrations/a.yaml": "name: a\nendpoints:\n  - { method: GET, path: /a }\n",
   });
-  const loaded = loadServedSet({ cwd: dir, env: {}, projectDir: dir });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
-  const { set } = loaded;
-  return createHandler({
-    current: () => ({ set, adapters: () => echoAdapter }),
-    history: createHistoryStore(resolveHistoryOptions(set.projectDir, set.config.history)),
-    idempotency: createIdempotencyStore({ dir: idempotencyDir(set), ttlSeconds: 60 }),
-    limiter: createLimiter(4),
-    authenticate: createAuthenticator(set.settings.auth),
-  });
+  const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir, adapters: () => echoAdapter });
+  onTestFinished(() => app.close());
+  return app.handle;
 }
 
 describe("the request target", () => {
@@ -38,7 +26,7 @@ describe("the request target", () => {
     ["a path that starts with // and names an endpoint", "//x/a", 404],
     ["an absolute URL (read as its path)", "http://127.0.0.1/a", 200],
   ])("%s is answered, by the handler and over a socket", async (_name, target, status) => {
-    const handle = createTargetHandler();
+    const handle = await createTargetHandler();
     const handled = await handle({ method: "GET", url: target, headers: {}, body: new Uint8Array() });
     expect(handled.status).toBe(status);
     if (status >= 400) expect(handled.headers["content-type"]).toBe("application/problem+json");

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { createAdapterResolver } from "../adapters/resolve.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { scrubError } from "../engine/scrub-error.js";
 import { startMockcore } from "../mockcore/server.js";
 import { startSharedMockcore } from "../mockcore/shared.js";
-import type { AdapterResolver } from "./adapter.js";
-import { createAdapterResolver } from "./resolve.js";
 
 export interface LiveSystems {
   resolve: AdapterResolver;

@@ -1,0 +1,33 @@
+import { resolve } from "node:path";
+import { stringify as stringifyYaml } from "yaml";
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { type Cassette, createRecorder } from "../adapters/cassette.js";
+import type { RunResult } from "../engine/run.js";
+import { writeFileAtomic } from "../write-atomic.js";
+
+export interface RunRecording {
+  resolve: AdapterResolver;
+  /** Writes the run's exchanges, masked, to the cassette file. */
+  save(result: RunResult, integration: string): Promise<void>;
+}
+
+/** `--record FILE`: keeps every adapter exchange of the run, for a cassette that `--replay` answers from. */
+export function createRunRecording(adapters: AdapterResolver, file: string, cwd: string): RunRecording {
+  const recorder = createRecorder(adapters);
+  return {
+    resolve: recorder.resolve,
+    async save(result, integration) {
+      const cassette: Cassette = {
+        integration,
+        recorded_at: new Date().toISOString(),
+        exchanges: recorder.exchanges,
+      };
+      await writeFileAtomic(resolve(cwd, file), format(file, result.mask(cassette)));
+    },
+  };
+}
+
+function format(file: string, cassette: Cassette): string {
+  if (file.endsWith(".json")) return `${JSON.stringify(cassette, null, 2)}\n`;
+  return `# Recorded by bass run --record, masked: replay it with bass run --replay ${file}\n${stringifyYaml(cassette)}`;
+}

@@ -1,0 +1,68 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/cassette.js";
+import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
+import { readDataFile } from "./data-file.js";
+import type { Project } from "./open.js";
+import type { LiveSystems } from "./systems.js";
+
+/** Where a run's adapters answer from: fixed answers, a recorded cassette, or the project's systems. */
+export type AdapterChoice =
+  | { kind: "mock"; answers: MockAnswers; source: string }
+  | { kind: "cassette"; cassette: Cassette; source: string }
+  | { kind: "live" };
+
+export interface ProjectAdapters {
+  /** The adapters of one run; the project's systems start at the first live run and serve every later one. */
+  resolverFor(choice: AdapterChoice): Promise<AdapterResolver>;
+  close(): Promise<void>;
+}
+
+export interface ProjectAdaptersOptions {
+  /** This process runs until stopped (serve), so other processes may use its embedded mock core. */
+  lasting?: boolean;
+}
+
+/** The one adapter selection of every command: mock answers, a cassette, or the live systems. */
+export function createProjectAdapters(
+  project: Project,
+  options: ProjectAdaptersOptions = {},
+): ProjectAdapters {
+  let systems: Promise<LiveSystems> | undefined;
+  return {
+    async resolverFor(choice) {
+      if (choice.kind === "live") {
+        systems ??= startLive(project, options);
+        return (await systems).resolve;
+      }
+      const adapter =
+        choice.kind === "mock"
+          ? createMockAdapter(choice.answers, choice.source)
+          : createReplayAdapter(choice.cassette, choice.source);
+      return () => adapter;
+    },
+    async close() {
+      // Systems that failed to start have nothing to close; their error went to the run that started them.
+      const started = await systems?.catch(() => undefined);
+      await started?.close();
+    },
+  };
+}
+
+async function startLive(project: Project, options: ProjectAdaptersOptions): Promise<LiveSystems> {
+  // Loaded only for live runs: the http adapter and the mock core are most of a mocked run's start-up.
+  const { startSystems } = await import("./systems.js");
+  return startSystems(project.config, project.dir, {
+    lasting: options.lasting ?? false,
+    secrets: project.secrets,
+  });
+}
+
+/** A `--mock` file (YAML or JSON): answers by formula variable. */
+export function readMockFile(path: string, label: string): MockAnswers {
+  return readDataFile(path, `the mock file ${label}`, { check: checkMockAnswers }) as MockAnswers;
+}
+
+/** A cassette that `bass run --record` wrote (YAML or JSON). */
+export function readCassette(path: string, label: string): Cassette {
+  return readDataFile(path, `the cassette ${label}`, { check: checkCassette }) as Cassette;
+}

@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import type { Issue } from "../definition/issue.js";
+import type { Env } from "../definition/load.js";
+import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
+import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import { openProject, type Project } from "../project/open.js";
+import { isBlocking } from "../project/usable.js";
+import { compileRequestSchemas, type RequestSchemaValidator } from "./request-schema.js";
+import { createRouter, type Router } from "./routes.js";
+
+/** Serve's settings with the defaults of the project file's reference. */
+export interface ServeSettings {
+  host: string;
+  port: number;
+  auth: ServeAuth;
+  bodyLimitBytes: number;
+  maxConcurrentRuns: number;
+  idempotencyTtlSeconds: number;
+}
+
+/** One loaded set of integrations: what a request is routed to. `--watch` swaps it whole. */
+export interface ServedSet {
+  /** The project as opened: its folder, config, secrets (masked by value in every record) and run limits. */
+  project: Project;
+  settings: ServeSettings;
+  definitions: Definition[];
+  router: Router<CompiledIntegration>;
+  requestSchemas: ReadonlyMap<string, RequestSchemaValidator>;
+  /** Warnings of the last load (errors keep a set from loading). */
+  warnings: Issue[];
+}
+
+export interface LoadServedSetOptions {
+  cwd: string;
+  env: Env;
+  projectDir?: string | undefined;
+}
+
+export type LoadedSet = { ok: true; set: ServedSet } | { ok: false; issues: Issue[] };
+
+/** Loads, validates and compiles the project's integrations; a set with a blocking finding is not loaded. */
+export function loadServedSet(options: LoadServedSetOptions): LoadedSet {
+  const project = openProject({ ...options, requestSchemas: true });
+  const blocking = project.issues.filter(isBlocking);
+  if (blocking.length) return { ok: false, issues: blocking };
+  const served = project.definitions.filter(
+    (loaded) => loaded.value.active !== false && (loaded.value.endpoints ?? []).length > 0,
+  );
+  const compiled = served.map((loaded) => compileIntegration(loaded));
+  const routes = compiled.flatMap((integration) =>
+    (integration.definition.endpoints ?? []).map((endpoint) => ({
+      method: endpoint.method,
+      path: endpoint.path,
+      target: integration,
+    })),
+  );
+  const definitions = served.map((loaded) => loaded.value);
+  return {
+    ok: true,
+    set: {
+      project,
+      settings: serveSettings(project.config),
+      definitions,
+      router: createRouter(routes),
+      requestSchemas: compileRequestSchemas(definitions, project.secrets),
+      warnings: project.issues,
+    },
+  };
+}
+
+/** The serve settings of a project file, with the defaults of the project file's reference. */
+export function serveSettings(config: ProjectConfig): ServeSettings {
+  const serve = config.serve ?? {};
+  return {
+    host: serve.host ?? "127.0.0.1",
+    port: serve.port ?? 3000,
+    auth: serve.auth ?? { type: "none" },
+    bodyLimitBytes: serve.body_limit_bytes ?? 1048576,
+    maxConcurrentRuns: serve.max_concurrent_runs ?? 64,
+    idempotencyTtlSeconds: serve.idempotency_ttl_s ?? 86400,
+  };
+}
+
+/** Where serve keeps what must survive a restart, next to the run history. */
+export function idempotencyDir(set: ServedSet): string {
+  return resolve(set.project.dir, ".bass", "idempotency");
+}
