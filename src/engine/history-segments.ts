@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { closeFile, openFile, removeFile, renameFile, writeData } from "../fs-calls.js";
-import { createLineEncoder } from "./history-encoder.js";
+import { encodeLines } from "./history-encoder.js";
 import {
   countLines,
   type HistoryFile,
@@ -58,7 +58,6 @@ interface OpenSegment {
 export function createSegmentWriter({ dir, maxRuns }: SegmentWriterOptions): SegmentWriter {
   const segmentLines = Math.min(maxSegmentLines, Math.max(1, Math.ceil(maxRuns / 10)));
   const files = createKnownFiles(dir);
-  const encoder = createLineEncoder();
   let segment: OpenSegment | undefined;
   let failure: HistoryProblem | undefined;
 
@@ -109,7 +108,7 @@ export function createSegmentWriter({ dir, maxRuns }: SegmentWriterOptions): Seg
       const current = segment;
       if (!current) throw new Error("no open segment to append to");
       try {
-        await writeData(current.fd, encoder.encode(lines));
+        await writeData(current.fd, encodeLines(lines));
       } catch (error) {
         // The segment may end in part of a line now: the next batch goes to a new one.
         await seal();

@@ -168,10 +168,9 @@ describe("history store", () => {
       ["d"],
       ["é".repeat(400_000)],
       ["e"],
-      // Over a million characters: measured, and a buffer of that size made.
+      // Over a million characters: measured instead of given room for 3 bytes each.
       ["f".repeat(1_300_000)],
       ["g"],
-      // Over 4 MiB: a buffer made for this batch only.
       ["é".repeat(2_200_000)],
       ["h"],
     ];
