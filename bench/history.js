@@ -14,41 +14,23 @@ const BATCH_LINES = 160;
 function recordLine(index) {
   const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, index % 1000)).toISOString();
   const payload = { first_name: " Grace ", email: "grace.hopper@example.com" };
+  const person = { firstName: "Grace", email: payload.email };
+  const headers = { host: "127.0.0.1:4000", "content-type": "application/json", "content-length": "61" };
+  const input = { method: "POST", fullpath: "/bench/people", path: {}, params: {}, headers, payload };
+  const request = { service_name: "create-person", payload: person };
+  const response = { success: true, payload: person, messages: [] };
+  const output = { status: 201, headers: {}, payload: { first_name: "Grace" } };
+  const run = { status: "success", trigger: "http", started_at: at, ended_at: at, duration_ms: 1 };
   return JSON.stringify({
     id: `01KBX4V7QZ${String(index).padStart(16, "0")}`,
     integration: "bench.people",
-    status: "success",
-    trigger: "http",
-    started_at: at,
-    ended_at: at,
-    duration_ms: 1,
+    ...run,
     labels: [],
     async: false,
     items: [
-      {
-        seq: 1,
-        kind: "INPUT",
-        at,
-        data: {
-          method: "POST",
-          fullpath: "/bench/people",
-          path: {},
-          params: {},
-          headers: { host: "127.0.0.1:4000", "content-type": "application/json", "content-length": "61" },
-          payload,
-        },
-      },
-      {
-        seq: 2,
-        kind: "REQUEST",
-        at,
-        label: "person",
-        sridx: null,
-        duration_ms: 0,
-        request: { service_name: "create-person", payload: { firstName: "Grace", email: payload.email } },
-        response: { success: true, payload: { firstName: "Grace", email: payload.email }, messages: [] },
-      },
-      { seq: 3, kind: "OUTPUT", at, data: { status: 201, headers: {}, payload: { first_name: "Grace" } } },
+      { seq: 1, kind: "INPUT", at, data: input },
+      { seq: 2, kind: "REQUEST", at, label: "person", sridx: null, duration_ms: 0, request, response },
+      { seq: 3, kind: "OUTPUT", at, data: output },
     ],
   });
 }

@@ -3,7 +3,7 @@ const measureAbove = 1 << 20;
 
 /**
  * A batch of lines as UTF-8, each followed by a newline: the bytes of one write. Each line is written
- * straight into one buffer instead of joining the lines and encoding the join.
+ * straight into the buffer: joining the lines first would copy the whole batch once more.
  */
 export function encodeLines(lines: readonly string[]): Uint8Array {
   const into = Buffer.allocUnsafe(byteRoom(lines));
