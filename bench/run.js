@@ -4,13 +4,21 @@
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { measureEngine } from "./engine.js";
+import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
 import { measureValidate } from "./validate.js";
 
-const measurements = [measureValidate, measureStartup, measureRunStart, measureEngine, measureServe];
+const measurements = [
+  measureValidate,
+  measureStartup,
+  measureRunStart,
+  measureEngine,
+  measureHistory,
+  measureServe,
+];
 
 const started = performance.now();
 console.log(

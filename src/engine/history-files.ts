@@ -7,22 +7,26 @@ import { isRunId, runIdTime } from "./run-id.js";
 /**
  * The files of a history folder. Records are JSON lines in segment files, appended a batch at a time:
  * - `<segment id>.jsonl`: a segment its writer may still append whole lines to;
- * - `<segment id>-<lines>.jsonl`: a sealed segment, its line count in its name so pruning need not read it;
- * - `<run id>.json`: one record alone, as bass wrote runs before segments (still read and pruned).
+ * - `<segment id>-<lines>.jsonl`: a sealed segment, its line count in its name so pruning need not read it.
  * A segment id is a run id made when the segment was opened, so names sort oldest first. A run written
  * twice (an async run's `running` record, then its end) has the later line win.
  */
 export interface HistoryFile {
   name: string;
-  /** The segment id, or the run id of a one-record file. */
+  /** A run id made when the segment was opened. */
   id: string;
-  /** Records (lines) in the file, when its name tells; undefined for a segment that may still grow. */
+  /** Records (lines) in a sealed segment; undefined for a segment that may still grow. */
   lines: number | undefined;
 }
 
 // A segment's id, then its line count once sealed; the id is checked by isRunId.
 const segmentPattern = /^(\w{26})(?:-([1-9]\d{0,8}))?\.jsonl$/;
-const singleSuffix = ".json";
+
+/**
+ * A writer opens a new segment once its current one is this old: a segment opened longer ago than this
+ * before a run's id was made cannot hold its record, so a look-up need not read it.
+ */
+export const segmentMaxAgeMs = 60_000;
 
 export function segmentName(id: string, lines?: number): string {
   return lines === undefined ? `${id}.jsonl` : `${id}-${lines}.jsonl`;
@@ -30,12 +34,9 @@ export function segmentName(id: string, lines?: number): string {
 
 /** A history file's parts, or undefined for a name that is not one (temp files, notes, other tools' files). */
 export function parseHistoryName(name: string): HistoryFile | undefined {
-  const segment = segmentPattern.exec(name);
-  if (segment?.[1] && isRunId(segment[1])) {
-    return { name, id: segment[1], lines: segment[2] === undefined ? undefined : Number(segment[2]) };
-  }
-  const id = name.slice(0, -singleSuffix.length);
-  return name.endsWith(singleSuffix) && isRunId(id) ? { name, id, lines: 1 } : undefined;
+  const [, id, lines] = segmentPattern.exec(name) ?? [];
+  if (id === undefined || !isRunId(id)) return undefined;
+  return { name, id, lines: lines === undefined ? undefined : Number(lines) };
 }
 
 /** The history files in `dir`, oldest first; none when the folder does not exist yet. */
@@ -76,10 +77,6 @@ export async function readHistoryFile(dir: string, file: HistoryFile, only?: str
     return renamed ? readHistoryFile(dir, renamed, only) : [];
   }
   if (only !== undefined && !text.includes(only)) return [];
-  if (file.name.endsWith(singleSuffix)) {
-    const record = parseRecord(text);
-    return record?.id === file.id ? [record] : [];
-  }
   const records: RunRecord[] = [];
   let start = 0;
   for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {

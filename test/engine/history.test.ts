@@ -168,10 +168,9 @@ describe("history store", () => {
       ["d"],
       ["é".repeat(400_000)],
       ["e"],
-      // Over a million characters: measured, and a buffer of that size made.
+      // Over a million characters: measured instead of given room for 3 bytes each.
       ["f".repeat(1_300_000)],
       ["g"],
-      // Over 4 MiB: a buffer made for this batch only.
       ["é".repeat(2_200_000)],
       ["h"],
     ];
@@ -377,7 +376,7 @@ describe("history store", () => {
     expect(await store.read(record.id)).toEqual(stored);
   });
 
-  it("skips a line cut short, damaged lines, files that are not records, and reads one-record .json files", async () => {
+  it("skips a line cut short, damaged lines, and files that are not segments", async () => {
     const { dir, store } = createStore();
     const good = runRecord();
     store.write(good);
@@ -390,17 +389,14 @@ describe("history store", () => {
       join(dir, `${createRunId()}.jsonl`),
       `${JSON.stringify(older)}\n{"id": "\n${JSON.stringify({ id: "someone else" })}\n${JSON.stringify(cut).slice(0, 40)}`,
     );
+    // A record alone in a file named by its run id is not a segment.
     const single = runRecord();
-    const foreign = createRunId(start + 600_000);
-    writeFileSync(join(dir, `${single.id}.json`), JSON.stringify(single, null, 2));
-    writeFileSync(join(dir, `${foreign}.json`), JSON.stringify(good));
+    writeFileSync(join(dir, `${single.id}.json`), JSON.stringify(single));
     writeFileSync(join(dir, `${segment}.abc.tmp`), "{");
-    writeFileSync(join(dir, "notes.json"), JSON.stringify(good));
     writeFileSync(join(dir, "notes.jsonl"), `${JSON.stringify(runRecord())}\n`);
-    expect(await store.list()).toEqual([single, older, good].sort((a, b) => (a.id < b.id ? 1 : -1)));
+    expect(await store.list()).toEqual([older, good].sort((a, b) => (a.id < b.id ? 1 : -1)));
     expect(await store.read(cut.id)).toBeUndefined();
-    expect(await store.read(foreign)).toBeUndefined();
-    expect(await store.read(single.id)).toEqual(single);
+    expect(await store.read(single.id)).toBeUndefined();
   });
 
   it("filters by integration, status and label, newest first, up to the limit", async () => {
