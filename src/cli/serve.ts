@@ -8,6 +8,7 @@ import { createBatch } from "../serve/batch.js";
 import { createHandler } from "../serve/handler.js";
 import { createIdempotencyStore } from "../serve/idempotency.js";
 import { createLimiter } from "../serve/limiter.js";
+import { createErrorLog } from "../serve/problem.js";
 import { startServer } from "../serve/server.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
@@ -61,12 +62,15 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   // Log lines written together every 10 ms at most: one write for a burst of requests.
   const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
+  // The secrets of the set served at the time: --watch may swap it.
+  const logError = createErrorLog(output.stderr, () => set.secrets);
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve }),
     history,
     idempotency,
     limiter,
     authenticate: createAuthenticator(set.settings.auth),
+    logError,
   });
   const server = await startServer({
     host,
@@ -74,6 +78,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle,
     log: requestLog.add,
+    logError,
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();

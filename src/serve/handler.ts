@@ -14,7 +14,14 @@ import {
   type StoredResponse,
 } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
-import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
+import {
+  createErrorLog,
+  createProblem,
+  type LogError,
+  problemFor,
+  problemResponse,
+  type ServeResponse,
+} from "./problem.js";
 import { parseQuery } from "./query.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 
@@ -43,6 +50,8 @@ export interface ServeContext {
   idempotency: IdempotencyStore;
   limiter: Limiter;
   authenticate(authorization: string | undefined): boolean;
+  /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
+  logError?: LogError;
 }
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
@@ -50,6 +59,12 @@ const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 /** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
 export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
   const answers = createAnswerCache();
+  const logError =
+    context.logError ??
+    createErrorLog(
+      (text) => process.stderr.write(text),
+      () => context.current().set.secrets,
+    );
   return async (request) => {
     const url = parseRequestTarget(request.url);
     if (!url) {
@@ -60,14 +75,9 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
     }
     try {
       return await handle(context, request, url, answers);
-    } catch {
+    } catch (error) {
       // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
-      return {
-        ...problemResponse(
-          createProblem(500, "bass could not answer this request; the server log has no more"),
-        ),
-        logPath: url.pathname,
-      };
+      return { ...problemFor(error, logError), logPath: url.pathname };
     }
   };
 }
