@@ -8,9 +8,17 @@ import { printHeader, printRow } from "./lib.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
+import { measureTricks } from "./tricks.js";
 import { measureValidate } from "./validate.js";
 
-const measurements = [measureValidate, measureStartup, measureRunStart, measureEngine, measureServe];
+const measurements = [
+  measureValidate,
+  measureStartup,
+  measureRunStart,
+  measureEngine,
+  measureTricks,
+  measureServe,
+];
 
 const started = performance.now();
 console.log(

@@ -226,10 +226,8 @@ const runOfCall = Symbol("run");
  * What an adapter learns of the call; its signal is made only when the adapter asks for it. `signal` is an
  * own, enumerable property as an adapter would expect (`{ ...context }` keeps it), defined with one getter
  * shared by every context, which finds the run through the receiver, so a Proxy of the context or an
- * object made from it reads it too. Not an object literal with a getter: that is a dictionary-mode object,
- * and with one per call every run outlived the young generation (`--trace-gc-nvp` on the engine bench:
- * 99 % of what a scavenge kept was promoted, 2.8 MB each time; 0 % now), which cost serve ~10 ms
- * scavenges and full collections on background threads.
+ * object made from it reads it too. A class, not an object literal with a getter: such a literal is a
+ * dictionary-mode object, slower to make and keeping runs alive longer (bench/tricks.js, "CallContext class").
  */
 class CallContext implements AdapterCallContext {
   declare readonly signal: AbortSignal;
@@ -243,7 +241,7 @@ class CallContext implements AdapterCallContext {
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
     this.deadline = state.runDeadline;
-    // One at a time: defineProperties with a descriptor map made per call took twice as long.
+    // One at a time: defineProperties would need a descriptor map made per call.
     Object.defineProperty(this, "signal", signalProperty);
     Object.defineProperty(this, runOfCall, { value: state });
   }
