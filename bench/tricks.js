@@ -9,8 +9,15 @@ const dist = new URL("../dist/", import.meta.url);
 /** The cases, each a few seconds: rounds of `roundMs` for the trick and for the plain code, alternating. */
 export async function measureTricks({ rounds = 5, roundMs = 250 } = {}) {
   const { withinDeadline } = await import(new URL("engine/deadlines.js", dist));
-  const { isoTime } = await import(new URL("engine/run-state.js", dist));
-  const cases = [deadlineCase(withinDeadline), timestampCase(isoTime), namespaceCase(), callContextCase()];
+  const { isoTime, runSignal } = await import(new URL("engine/run-state.js", dist));
+  const { CallContext } = await import(new URL("engine/service-requests.js", dist));
+  const { specialFunctionNames } = await import(new URL("definition/cells.js", dist));
+  const cases = [
+    deadlineCase(withinDeadline),
+    timestampCase(isoTime),
+    namespaceCase(specialFunctionNames),
+    callContextCase(CallContext, runSignal),
+  ];
   const rows = [];
   for (const { name, trick, plain, unit, note } of cases) {
     const trickRates = [];
@@ -59,7 +66,8 @@ function batch(units, run) {
 }
 
 // ---- deadlines.ts: one list and one timer for every wait, against a Timeout per wait.
-// 2026-11-24, 2 shared cores, 3 runs: the trick cost 0.43–0.63–0.75× the plain code (min–median–max of rounds).
+// 2026-11-24, 2 shared cores under load, 3 runs of 5 rounds: the trick cost 0.37–0.60–0.67× the plain code
+// (min–median of run medians–max of rounds; one round of 1.85× when a neighbour took the cores).
 
 const timedOut = Symbol("timed out");
 
@@ -109,7 +117,7 @@ function deadlineCase(withinDeadline) {
 }
 
 // ---- run-state.ts: isoTime, the ISO text of a millisecond made once, against toISOString per item.
-// 2026-11-24, 2 shared cores, 3 runs: the trick cost 0.05–0.08–0.10× the plain code.
+// 2026-11-24, 2 shared cores under load, 3 runs of 5 rounds: the trick cost 0.05–0.08–0.11× the plain code.
 
 function timestampCase(isoTime) {
   // A run stamps its start, each of its items (about six in a small run) and its end.
@@ -130,20 +138,11 @@ function timestampCase(isoTime) {
 }
 
 // ---- namespace.ts: the run as a private field stamped on the namespace, against a WeakMap.
-// 2026-11-24, 2 shared cores, 3 runs: the trick cost 0.18–0.29–0.39× the plain code.
+// 2026-11-24, 2 shared cores under load, 3 runs of 5 rounds: the trick cost 0.13–0.26–0.34× the plain code.
 
-function createNamespaces(runOf, remember) {
+function createNamespaces(names, runOf, remember) {
   const base = Object.create(null);
-  for (const name of [
-    "end",
-    "map_value",
-    "historize",
-    "debug",
-    "console",
-    "keep",
-    "add_run_label",
-    "bytes",
-  ]) {
+  for (const name of names) {
     Object.defineProperty(base, name, {
       get() {
         const state = runOf(this);
@@ -182,10 +181,11 @@ class RunOf extends Returning {
   }
 }
 
-function namespaceCase() {
+function namespaceCase(names) {
   const runs = new WeakMap();
-  const withField = createNamespaces(RunOf.of, (namespace, state) => new RunOf(namespace, state));
+  const withField = createNamespaces(names, RunOf.of, (namespace, state) => new RunOf(namespace, state));
   const withMap = createNamespaces(
+    names,
     (namespace) => runs.get(namespace),
     (namespace, state) => runs.set(namespace, state),
   );
@@ -204,47 +204,28 @@ function namespaceCase() {
 }
 
 // ---- service-requests.ts: CallContext, a class with a shared signal getter, against an object literal.
-// 2026-11-24, 2 shared cores, 3 runs: the trick cost 0.19–0.46–0.73× the plain code.
+// 2026-11-24, 2 shared cores under load, 3 runs of 5 rounds: the trick cost 0.24–0.37–0.63× the plain code.
 
-const runOfCall = Symbol("run");
-const signalProperty = {
-  enumerable: true,
-  get() {
-    return this[runOfCall].signal;
-  },
-};
-
-class CallContext {
-  constructor(state, request, sridx) {
-    this.system = request.system;
-    this.formulaVariable = request.formulaVariable;
-    this.sridx = sridx;
-    this.deadline = state.deadline;
-    Object.defineProperty(this, "signal", signalProperty);
-    Object.defineProperty(this, runOfCall, { value: state });
-  }
-}
-
-function literalContext(state, request, sridx) {
+function literalContext(state, request, sridx, runSignal) {
   return {
     system: request.system,
     formulaVariable: request.formulaVariable,
     sridx,
-    deadline: state.deadline,
+    deadline: state.runDeadline,
     get signal() {
-      return state.signal;
+      return runSignal(state);
     },
   };
 }
 
-function callContextCase() {
+function callContextCase(CallContext, runSignal) {
   const request = { system: "core", formulaVariable: "person" };
   // 64 runs at once, each holding its call's context across the adapter's await, as a call does.
   const calls = (create) =>
     batch(64, () => {
       const all = [];
       for (let index = 0; index < 64; index++) {
-        const state = { deadline: index, signal: undefined, items: new Array(16).fill(index) };
+        const state = { runDeadline: index, abort: undefined, items: new Array(16).fill(index) };
         const context = create(state, request, null);
         all.push(Promise.resolve().then(() => context.system.length + context.deadline));
       }
@@ -253,7 +234,7 @@ function callContextCase() {
   return {
     name: "CallContext class (service-requests.ts)",
     trick: calls((state, req, sridx) => new CallContext(state, req, sridx)),
-    plain: calls(literalContext),
+    plain: calls((state, req, sridx) => literalContext(state, req, sridx, runSignal)),
     unit: "calls/s",
     note: "64 concurrent calls, each context held across an await; plain: an object literal with a signal getter.",
   };

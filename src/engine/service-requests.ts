@@ -229,7 +229,7 @@ const runOfCall = Symbol("run");
  * object made from it reads it too. A class, not an object literal with a getter: such a literal is a
  * dictionary-mode object, slower to make and keeping runs alive longer (bench/tricks.js, "CallContext class").
  */
-class CallContext implements AdapterCallContext {
+export class CallContext implements AdapterCallContext {
   declare readonly signal: AbortSignal;
   readonly system: string;
   readonly formulaVariable: string;
