@@ -9,6 +9,7 @@ import { printHeader, printRow } from "./lib.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
+import { measureTricks } from "./tricks.js";
 import { measureValidate } from "./validate.js";
 
 const measurements = [
@@ -17,6 +18,7 @@ const measurements = [
   measureRunStart,
   measureEngine,
   measureHistory,
+  measureTricks,
   measureServe,
 ];
 

@@ -449,32 +449,39 @@ function collect(root, node, pointer, path, kind, tables, rowMeaning) {
   const note = path && object.description !== rowMeaning ? object.description : undefined;
   const table = { title: path ? `\`${path}\`` : "Top level", note, rows: [] };
   tables.push(table);
-  const required = new Set(object.required ?? []);
   const nested = [];
   for (const [key, raw] of Object.entries(object.properties ?? {})) {
     const keyPointer = `${pointer}/properties/${key}`;
     const keyPath = path ? `${path}.${key}` : key;
-    const info = describe(root, raw);
-    const extra = supplements[kind][keyPointer] ?? {};
-    const meaning = info.meaning ?? extra.meaning;
-    if (!meaning) {
-      throw new Error(
-        `${kind} schema: ${keyPointer} has no description; add one to schema/${schemaFiles[kind]} (or, for now, a supplement in docs/generate-reference.js)`,
-      );
-    }
-    const conditions = conditionsOf(object, key);
-    const fallback = info.default ?? extra.default ?? "—";
-    table.rows.push({
-      key: `\`${key}\``,
-      type: escapeCell(typeText(root, raw)),
-      default: required.has(key) ? "**required**" : conditions ? `${fallback}; ${conditions}` : fallback,
-      meaning: escapeCell(meaning),
-    });
+    const { row, meaning } = describeRow(root, object, key, raw, keyPointer, kind);
+    table.rows.push(row);
     const child = childObject(root, raw, keyPointer, keyPath);
     if (child) nested.push({ ...child, rowMeaning: meaning });
   }
   for (const child of nested)
     collect(root, child.node, child.pointer, child.path, kind, tables, child.rowMeaning);
+}
+
+/** The row of `key` in the table of `object` (its type, default or whether it is required, meaning) and its meaning as written. */
+function describeRow(root, object, key, raw, keyPointer, kind) {
+  const info = describe(root, raw);
+  const extra = supplements[kind][keyPointer] ?? {};
+  const meaning = info.meaning ?? extra.meaning;
+  if (!meaning) {
+    throw new Error(
+      `${kind} schema: ${keyPointer} has no description; add one to schema/${schemaFiles[kind]} (or, for now, a supplement in docs/generate-reference.js)`,
+    );
+  }
+  const conditions = conditionsOf(object, key);
+  const fallback = info.default ?? extra.default ?? "—";
+  const required = (object.required ?? []).includes(key);
+  const row = {
+    key: `\`${key}\``,
+    type: escapeCell(typeText(root, raw)),
+    default: required ? "**required**" : conditions ? `${fallback}; ${conditions}` : fallback,
+    meaning: escapeCell(meaning),
+  };
+  return { row, meaning };
 }
 
 /**

@@ -62,21 +62,8 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
   switch (item.kind) {
     case "INPUT":
       return [`${oneLine(item.data.method)} ${oneLine(item.data.fullpath)}`, preview(item.data.payload)];
-    case "REQUEST": {
-      const ok = item.response?.success === true;
-      const state = `${ok ? "✓" : "✗"} ${item.response ? (item.response.status ?? "") : "no response"}`;
-      return [
-        paint.cyan(oneLine(item.label) + (item.sridx === null ? "" : `[${item.sridx}]`)),
-        ok ? paint.green(state.trimEnd()) : paint.red(state.trimEnd()),
-        formatDuration(item.duration_ms),
-        `→ ${preview(item.request.payload)}`,
-        item.response ? `← ${preview(item.response.payload)}` : "",
-        // A failed call says why: the adapter's messages (a missing mock answer, a time-out, an HTTP status).
-        item.response && !ok && item.response.messages.length
-          ? paint.red(cut(oneLine(item.response.messages.join("; "))))
-          : "",
-      ];
-    }
+    case "REQUEST":
+      return describeRequest(item, paint);
     case "VALIDATION_FAILURE":
       return [paint.cyan(oneLine(item.label)), paint.red(cut(oneLine(item.message)))];
     case "DEBUG":
@@ -98,6 +85,23 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
       // A kind a newer bass wrote: its seq and kind still show.
       return [];
   }
+}
+
+/** A service request's label, whether it succeeded, its duration, what it sent and got, and why it failed. */
+function describeRequest(item: Extract<Item, { kind: "REQUEST" }>, paint: ChalkInstance): string[] {
+  const ok = item.response?.success === true;
+  const state = `${ok ? "✓" : "✗"} ${item.response ? (item.response.status ?? "") : "no response"}`;
+  return [
+    paint.cyan(oneLine(item.label) + (item.sridx === null ? "" : `[${item.sridx}]`)),
+    ok ? paint.green(state.trimEnd()) : paint.red(state.trimEnd()),
+    formatDuration(item.duration_ms),
+    `→ ${preview(item.request.payload)}`,
+    item.response ? `← ${preview(item.response.payload)}` : "",
+    // A failed call says why: the adapter's messages (a missing mock answer, a time-out, an HTTP status).
+    item.response && !ok && item.response.messages.length
+      ? paint.red(cut(oneLine(item.response.messages.join("; "))))
+      : "",
+  ];
 }
 
 function paintStatus(status: RunStatus | string, paint: ChalkInstance): string {

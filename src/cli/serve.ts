@@ -1,8 +1,8 @@
 import type { Env } from "../definition/load.js";
-import { createScrubber } from "../engine/masks.js";
 import { formatWarnings } from "../project/usable.js";
 import { createServeApp, type ServeApp } from "../serve/app.js";
 import { createBatch } from "../serve/batch.js";
+import { createErrorLog } from "../serve/problem.js";
 import type { ServedSet } from "../serve/served-set.js";
 import { startServer } from "../serve/server.js";
 import type { Output } from "./output.js";
@@ -30,6 +30,8 @@ export interface ServeCommandOptions {
 export async function runServe(options: ServeCommandOptions, output: Output): Promise<number> {
   const signal = options.stopped ? undefined : waitForStopSignal();
   let app: ServeApp;
+  // The secrets of the set served at the time: --watch may swap it.
+  const logError = createErrorLog(output.stderr, () => app.current().project.secrets);
   try {
     app = await createServeApp({
       cwd: options.cwd,
@@ -37,7 +39,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
       projectDir: options.project,
       host: options.host,
       insecure: options.insecure,
-      logError: (error) => output.stderr(`${describeUnexpected(error, app.current())}\n`),
+      logError,
     });
   } catch (error) {
     // The signal handler would swallow Ctrl-C of a serve that never started.
@@ -54,6 +56,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     bodyLimitBytes: set.settings.bodyLimitBytes,
     handle: app.handle,
     log: requestLog.add,
+    logError,
   }).catch(async (error: unknown) => {
     // The embedded mock core would keep the process alive, and the signal handler would swallow Ctrl-C.
     signal?.cancel();
@@ -82,12 +85,6 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   await app.close(Math.max(0, stopBy - Date.now()));
   requestLog.flush();
   return 0;
-}
-
-/** An unexpected error's stack for stderr, with the project's secrets masked. */
-function describeUnexpected(error: unknown, set: ServedSet): string {
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `bass serve: unexpected error: ${createScrubber(set.project.secrets)(text)}`;
 }
 
 function describeEndpoints(set: ServedSet): string {

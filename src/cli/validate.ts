@@ -95,19 +95,23 @@ function expandPaths(
     const full = resolve(cwd, path);
     if (!existsSync(full)) throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
     if (basename(full) === projectFileName) config = full;
-    else if (statSync(full).isDirectory()) {
-      const { files } = listDefinitionFiles(full, ["."]);
-      for (const file of listTestFiles([full])) tests.add(file);
-      if (files.length === 0 && tests.size === 0) {
-        throw new BassError(
-          "USAGE",
-          `${JSON.stringify(path)} holds no definition file (.yaml or .yml, not .test.yaml)`,
-        );
-      }
-      for (const file of files) definitions.add(file);
-    } else if (isDefinitionFile(full)) definitions.add(full);
+    else if (statSync(full).isDirectory()) addFolder(full, path, definitions, tests);
+    else if (isDefinitionFile(full)) definitions.add(full);
     else if (isTestFile(full)) tests.add(full);
     else throw new BassError("USAGE", `${path} is not a definition or test file (.yaml or .yml)`);
   }
   return { definitions: [...definitions].sort(), tests: [...tests].sort(), config };
+}
+
+/** Adds the definition and test files under the folder `full` (given as `path`); a folder of neither is a usage error. */
+function addFolder(full: string, path: string, definitions: Set<string>, tests: Set<string>): void {
+  const { files } = listDefinitionFiles(full, ["."]);
+  for (const file of listTestFiles([full])) tests.add(file);
+  if (files.length === 0 && tests.size === 0) {
+    throw new BassError(
+      "USAGE",
+      `${JSON.stringify(path)} holds no definition file (.yaml or .yml, not .test.yaml)`,
+    );
+  }
+  for (const file of files) definitions.add(file);
 }

@@ -50,17 +50,20 @@ const maskLoop = ["mitem", "midx"] as const;
 
 const fieldAndServiceRequestLoops = [...fieldLoop, ...serviceRequestLoop] as const;
 
+/** Adds the cell at `key` of `parent` when `code` is one (a string that is not blank). */
+type AddCell = (
+  parent: ValuePath,
+  key: string,
+  code: unknown,
+  bindings: readonly LoopVariable[],
+  offset?: number,
+) => void;
+
 /** Lists every code cell of a definition, in file order, with the loop variables bound in each. */
 export function listCells(definition: Definition): CellRef[] {
   const cells: CellRef[] = [];
   // Most keys hold no cell: the path is made only for one that does, and its label only when shown.
-  const add = (
-    parent: ValuePath,
-    key: string,
-    code: unknown,
-    bindings: readonly LoopVariable[],
-    offset?: number,
-  ) => {
+  const add: AddCell = (parent, key, code, bindings, offset) => {
     if (typeof code !== "string" || code.trim() === "") return;
     const path = [...parent, key];
     cells.push({
@@ -97,25 +100,31 @@ export function listCells(definition: Definition): CellRef[] {
   }
 
   for (const [request, index] of objectItems(definition.service_requests)) {
-    const base = ["service_requests", index];
-    add(base, "call_for_each", request.call_for_each, []);
-    add(base, "call_if", request.call_if, serviceRequestLoop);
-    for (const hook of serviceRequestHooks) add(base, hook, request[hook], serviceRequestLoop);
-    for (const [mapping, mappingIndex] of objectItems(request.field_mappings)) {
-      const at = [...base, "field_mappings", mappingIndex];
-      const inner = fieldAndServiceRequestLoops;
-      add(at, "include_for_each", mapping.include_for_each, serviceRequestLoop);
-      add(at, "include_if", mapping.include_if, inner);
-      add(at, "value", mapping.value, inner);
-      // Only a bracket holds code in a field path.
-      const parsed =
-        typeof mapping.field === "string" && mapping.field.includes("[")
-          ? parseFieldPath(mapping.field)
-          : undefined;
-      for (const segment of parsed?.ok ? parsed.segments : []) {
-        if (segment.kind === "expression") add(at, "field", segment.code, inner, segment.offset);
-      }
-    }
+    addServiceRequestCells(add, ["service_requests", index], request);
   }
   return cells;
+}
+
+type ServiceRequest = NonNullable<Definition["service_requests"]>[number];
+
+/** The cells of one service request at `base`, its field mappings' among them. */
+function addServiceRequestCells(add: AddCell, base: ValuePath, request: ServiceRequest): void {
+  add(base, "call_for_each", request.call_for_each, []);
+  add(base, "call_if", request.call_if, serviceRequestLoop);
+  for (const hook of serviceRequestHooks) add(base, hook, request[hook], serviceRequestLoop);
+  for (const [mapping, mappingIndex] of objectItems(request.field_mappings)) {
+    const at = [...base, "field_mappings", mappingIndex];
+    const inner = fieldAndServiceRequestLoops;
+    add(at, "include_for_each", mapping.include_for_each, serviceRequestLoop);
+    add(at, "include_if", mapping.include_if, inner);
+    add(at, "value", mapping.value, inner);
+    // Only a bracket holds code in a field path.
+    const parsed =
+      typeof mapping.field === "string" && mapping.field.includes("[")
+        ? parseFieldPath(mapping.field)
+        : undefined;
+    for (const segment of parsed?.ok ? parsed.segments : []) {
+      if (segment.kind === "expression") add(at, "field", segment.code, inner, segment.offset);
+    }
+  }
 }

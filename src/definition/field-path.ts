@@ -17,34 +17,45 @@ const identifierPart = /[A-Za-z0-9_$-]/;
 export function parseFieldPath(text: string): ParsedPath {
   const segments: PathSegment[] = [];
   let at = 0;
-  const fail = (message: string): ParsedPath => ({ ok: false, message, offset: at });
   let expectName = true;
-
   while (at < text.length) {
-    const char = text[at] as string;
-    if (char === "[") {
-      const close = findClosingBracket(text, at);
-      if (close < 0) return fail("unclosed [");
-      const inner = text.slice(at + 1, close).trim();
-      if (inner === "") return fail("empty []");
-      segments.push(bracketSegment(inner, text.indexOf(inner, at + 1)));
-      at = close + 1;
-      expectName = false;
-    } else if (char === ".") {
-      if (expectName) return fail("a name is missing before .");
-      at++;
-      expectName = true;
-    } else if (expectName && (identifierStart.test(char) || /[0-9]/.test(char))) {
-      const start = at;
-      while (at < text.length && identifierPart.test(text[at] as string)) at++;
-      segments.push({ kind: "key", name: text.slice(start, at) });
-      expectName = false;
-    } else {
-      return fail(`unexpected ${JSON.stringify(char)}`);
-    }
+    const step = readStep(text, at, expectName);
+    if (!step.ok) return { ok: false, message: step.message, offset: at };
+    if (step.segment) segments.push(step.segment);
+    // After a dot a name must come; after a segment, a dot or a bracket.
+    expectName = step.segment === undefined;
+    at = step.next;
   }
-  if (expectName) return fail(segments.length === 0 ? "the path is empty" : "the path ends with .");
+  if (expectName) {
+    return {
+      ok: false,
+      message: segments.length === 0 ? "the path is empty" : "the path ends with .",
+      offset: at,
+    };
+  }
   return { ok: true, segments };
+}
+
+/** What the text at `at` holds: a segment, or a dot (no segment); `next` is where the rest starts. */
+type Step = { ok: true; segment?: PathSegment; next: number } | { ok: false; message: string };
+
+function readStep(text: string, at: number, expectName: boolean): Step {
+  const char = text[at] as string;
+  if (char === "[") {
+    const close = findClosingBracket(text, at);
+    if (close < 0) return { ok: false, message: "unclosed [" };
+    const inner = text.slice(at + 1, close).trim();
+    if (inner === "") return { ok: false, message: "empty []" };
+    return { ok: true, segment: bracketSegment(inner, text.indexOf(inner, at + 1)), next: close + 1 };
+  }
+  if (char === ".")
+    return expectName ? { ok: false, message: "a name is missing before ." } : { ok: true, next: at + 1 };
+  if (expectName && (identifierStart.test(char) || /[0-9]/.test(char))) {
+    let end = at;
+    while (end < text.length && identifierPart.test(text[end] as string)) end++;
+    return { ok: true, segment: { kind: "key", name: text.slice(at, end) }, next: end };
+  }
+  return { ok: false, message: `unexpected ${JSON.stringify(char)}` };
 }
 
 function bracketSegment(inner: string, offset: number): PathSegment {

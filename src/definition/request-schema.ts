@@ -38,7 +38,7 @@ export interface RequestSchemaProblem {
 
 /**
  * Why a `request_schema` is not a JSON Schema serve can use, one problem per place: checked against the
- * 2020-12 meta-schema (compiled at build time, since ajv takes 200 ms to compile it), then every `pattern`
+ * 2020-12 meta-schema (compiled at build time, since ajv is slow to compile it), then every `pattern`
  * must be a regular expression and every `$ref` to a place in the schema itself must find it. A `$ref` to
  * another document is left to serve, which cannot start without it either.
  */

@@ -50,13 +50,16 @@ export const systemClock = (): Date => new Date();
 let lastMillisecond = Number.NaN;
 let lastTimestamp = "";
 
-/** The run clock's time as ISO text; the system clock's text is made once per millisecond, not once per item. */
+/** The run clock's time as ISO text; the system clock's text comes from isoTime. */
 export function timestamp(state: RunState): string {
   if (state.clock !== systemClock) return state.clock().toISOString();
   return isoTime(Date.now());
 }
 
-/** A time in ms as ISO text (`Date#toISOString`), made once per millisecond: most runs start and end in the same one. */
+/**
+ * A time in ms as ISO text (`Date#toISOString`), made once per millisecond: a run's items mostly share one,
+ * and formatting is the cost (bench/tricks.js, "timestamp cache").
+ */
 export function isoTime(ms: number): string {
   if (ms !== lastMillisecond) {
     lastTimestamp = new Date(ms).toISOString();

@@ -191,31 +191,13 @@ async function runSteps(
 ): Promise<void> {
   const { hooks } = state.integration;
   try {
-    for (const step of steps) {
-      if (state.failure) break;
-      if (performance.now() > state.runDeadline) {
-        addItem(state, {
-          kind: "FAILURE",
-          error: { code: "run_timeout", message: `the run ran past its time limit of ${runTimeoutMs} ms` },
-        });
-        enterFailure(state, "timeout", [`the run ran past its time limit of ${runTimeoutMs} ms`]);
-        break;
-      }
-      try {
-        const pending = step(state, inputItem, adapters);
-        if (pending instanceof Promise) await pending;
-      } catch (error) {
-        if (error instanceof RunEnded) throw error;
-        failOnError(state, error);
-      }
-    }
+    await runPipeline(state, inputItem, adapters, runTimeoutMs);
     // The state hooks and finally_hook may always shape the answer: only the cell limit applies to them.
     state.runDeadline = Number.POSITIVE_INFINITY;
     try {
       callOptional(state, state.failure ? hooks.on_failure_hook : hooks.on_success_hook);
     } catch (error) {
-      if (error instanceof RunEnded) throw error;
-      failOnError(state, error);
+      failUnlessEnded(state, error);
     }
   } catch (error) {
     if (!(error instanceof RunEnded)) throw error;
@@ -226,6 +208,36 @@ async function runSteps(
   } catch (error) {
     if (!(error instanceof RunEnded)) failOnError(state, error);
   }
+}
+
+/** The steps up to the service requests, until one fails or the run's time is up. */
+async function runPipeline(
+  state: RunState,
+  inputItem: InputItem,
+  adapters: AdapterResolver,
+  runTimeoutMs: number,
+): Promise<void> {
+  for (const step of steps) {
+    if (state.failure) return;
+    if (performance.now() > state.runDeadline) {
+      const message = `the run ran past its time limit of ${runTimeoutMs} ms`;
+      addItem(state, { kind: "FAILURE", error: { code: "run_timeout", message } });
+      enterFailure(state, "timeout", [message]);
+      return;
+    }
+    try {
+      const pending = step(state, inputItem, adapters);
+      if (pending instanceof Promise) await pending;
+    } catch (error) {
+      failUnlessEnded(state, error);
+    }
+  }
+}
+
+/** A cell's error fails the run; `end()` (RunEnded) goes on up to end it. */
+function failUnlessEnded(state: RunState, error: unknown): void {
+  if (error instanceof RunEnded) throw error;
+  failOnError(state, error);
 }
 
 function buildInput(integration: CompiledIntegration, input: RunInput): InputData {

@@ -1,5 +1,6 @@
 import type { AdapterCallContext, AdapterResolver, AdapterResponse } from "../adapters/adapter.js";
 import type { ServiceRequestHook } from "../definition/types.js";
+import type { CompiledCell } from "./cell.js";
 import type { CompiledServiceRequest } from "./compile.js";
 import { timedOut, withinDeadline } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
@@ -28,27 +29,44 @@ interface CallSlot {
 export async function runServiceRequests(state: RunState, adapters: AdapterResolver): Promise<void> {
   for (const request of state.integration.serviceRequests) {
     if (state.failure) return;
-    const fv = request.formulaVariable;
-    if (!request.callForEach) {
-      const bindings = { sritem: null, sridx: null };
-      if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
-        continue;
-      const failed = await runCall(createCall(state, request, bindings, undefined), adapters);
-      if (failed && request.abortOnFailure) return enterFailure(state, failed.kind, failed.details);
-      continue;
-    }
-    const items = toItems(callCell(state, request.callForEach), `${fv}.call_for_each`);
-    const slots: (CallSlot | null)[] = [];
-    state.namespace[fv] = slots;
-    for (const [sridx, sritem] of items.entries()) {
-      slots[sridx] = null;
-      const bindings = { sritem, sridx };
-      if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
-        continue;
-      const failed = await runCall(createCall(state, request, bindings, slots), adapters);
-      if (failed && request.abortOnFailure) return enterFailure(state, failed.kind, failed.details);
-    }
+    const failed = request.callForEach
+      ? await runCallForEach(state, request, request.callForEach, adapters)
+      : await runCallIf(state, request, { sritem: null, sridx: null }, undefined, adapters);
+    if (failed) return enterFailure(state, failed.kind, failed.details);
   }
+}
+
+/** One call per item of `call_for_each`, into the formula variable's list; stops at a failure that aborts the run. */
+async function runCallForEach(
+  state: RunState,
+  request: CompiledServiceRequest,
+  callForEach: CompiledCell,
+  adapters: AdapterResolver,
+): Promise<CallFailure | undefined> {
+  const fv = request.formulaVariable;
+  const items = toItems(callCell(state, callForEach), `${fv}.call_for_each`);
+  const slots: (CallSlot | null)[] = [];
+  state.namespace[fv] = slots;
+  for (const [sridx, sritem] of items.entries()) {
+    slots[sridx] = null;
+    const failed = await runCallIf(state, request, { sritem, sridx }, slots, adapters);
+    if (failed) return failed;
+  }
+  return undefined;
+}
+
+/** The call with `bindings`, unless its `call_if` says no; returns its failure when it aborts the run. */
+async function runCallIf(
+  state: RunState,
+  request: CompiledServiceRequest,
+  bindings: Call["bindings"],
+  slots: Call["slots"],
+  adapters: AdapterResolver,
+): Promise<CallFailure | undefined> {
+  if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
+    return undefined;
+  const failed = await runCall(createCall(state, request, bindings, slots), adapters);
+  return failed && request.abortOnFailure ? failed : undefined;
 }
 
 interface CallFailure {
@@ -208,12 +226,10 @@ const runOfCall = Symbol("run");
  * What an adapter learns of the call; its signal is made only when the adapter asks for it. `signal` is an
  * own, enumerable property as an adapter would expect (`{ ...context }` keeps it), defined with one getter
  * shared by every context, which finds the run through the receiver, so a Proxy of the context or an
- * object made from it reads it too. Not an object literal with a getter: that is a dictionary-mode object,
- * and with one per call every run outlived the young generation (`--trace-gc-nvp` on the engine bench:
- * 99 % of what a scavenge kept was promoted, 2.8 MB each time; 0 % now), which cost serve ~10 ms
- * scavenges and full collections on background threads.
+ * object made from it reads it too. A class, not an object literal with a getter: such a literal is a
+ * dictionary-mode object, slower to make and keeping runs alive longer (bench/tricks.js, "CallContext class").
  */
-class CallContext implements AdapterCallContext {
+export class CallContext implements AdapterCallContext {
   declare readonly signal: AbortSignal;
   readonly system: string;
   readonly formulaVariable: string;
@@ -225,7 +241,7 @@ class CallContext implements AdapterCallContext {
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
     this.deadline = state.runDeadline;
-    // One at a time: defineProperties with a descriptor map made per call took twice as long.
+    // One at a time: defineProperties would need a descriptor map made per call.
     Object.defineProperty(this, "signal", signalProperty);
     Object.defineProperty(this, runOfCall, { value: state });
   }

@@ -81,36 +81,16 @@ export function createMockcoreHandler(
     if (body === undefined)
       return coreError(413, "PAYLOAD_TOO_LARGE", `the body is larger than ${bodyLimitBytes} bytes`);
     const url = new URL(request.url ?? "/", "http://mockcore");
-    const matching = routes.filter((route) => route.path.test(url.pathname));
-    const route = matching.find((candidate) => candidate.method === request.method);
-    if (!route) {
-      if (matching.length === 0)
-        return coreError(404, "NOT_FOUND", `no route ${request.method} ${url.pathname}`);
-      const allow = matching.map((candidate) => candidate.method).join(", ");
-      return {
-        ...coreError(405, "METHOD_NOT_ALLOWED", `${url.pathname} answers ${allow}`),
-        headers: { allow },
-      };
-    }
-    let params: string[];
-    try {
-      params = (route.path.exec(url.pathname) ?? []).slice(1).map(decodeURIComponent);
-    } catch {
-      return coreError(400, "INVALID_REQUEST", "the path is not valid percent-encoding");
-    }
-    let parsed: unknown;
-    if (route.method === "POST") {
-      try {
-        parsed = body.length === 0 ? undefined : JSON.parse(body.toString("utf8"));
-      } catch {
-        return coreError(400, "INVALID_REQUEST", "the body is not JSON");
-      }
-    }
+    const matched = matchRoute(request.method, url.pathname);
+    if (!matched.ok) return matched.answer;
+    const { route, params } = matched;
+    const parsed = route.method === "POST" ? parseJsonBody(body) : { ok: true as const, value: undefined };
+    if (!parsed.ok) return parsed.answer;
     const key = request.headers["x-idempotency-key"];
     const revision = ledger.state.revision;
     // Synchronous from the balance check to the posting: no other request can run in between.
     const answer = route.run(ledger, params, {
-      body: parsed,
+      body: parsed.value,
       query: url.searchParams,
       idempotencyKey: Array.isArray(key) ? key.join(", ") : key,
     });
@@ -127,4 +107,37 @@ export function createMockcoreHandler(
     }
     return answer;
   };
+}
+
+/** What a check found: the value to go on with, or the answer that ends the request. */
+type Checked<T> = ({ ok: true } & T) | { ok: false; answer: MockcoreAnswer };
+
+/** The route of `method` and `pathname` and its decoded params, or the 404, 405 or 400 to answer. */
+function matchRoute(
+  method: string | undefined,
+  pathname: string,
+): Checked<{ route: Route; params: string[] }> {
+  const matching = routes.filter((route) => route.path.test(pathname));
+  const route = matching.find((candidate) => candidate.method === method);
+  if (!route) {
+    if (matching.length === 0)
+      return { ok: false, answer: coreError(404, "NOT_FOUND", `no route ${method} ${pathname}`) };
+    const allow = matching.map((candidate) => candidate.method).join(", ");
+    const answer = coreError(405, "METHOD_NOT_ALLOWED", `${pathname} answers ${allow}`);
+    return { ok: false, answer: { ...answer, headers: { allow } } };
+  }
+  try {
+    return { ok: true, route, params: (route.path.exec(pathname) ?? []).slice(1).map(decodeURIComponent) };
+  } catch {
+    return { ok: false, answer: coreError(400, "INVALID_REQUEST", "the path is not valid percent-encoding") };
+  }
+}
+
+/** The JSON of a POST's body (undefined when empty), or the 400 to answer. */
+function parseJsonBody(body: Buffer): Checked<{ value: unknown }> {
+  try {
+    return { ok: true, value: body.length === 0 ? undefined : JSON.parse(body.toString("utf8")) };
+  } catch {
+    return { ok: false, answer: coreError(400, "INVALID_REQUEST", "the body is not JSON") };
+  }
 }

@@ -1,8 +1,8 @@
 import { post } from "./accounts.js";
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
 import { isCurrency, isFields, isText } from "./field-checks.js";
-import { type Ledger, type LedgerResult, type TransferAnswer, timestamp } from "./ledger.js";
-import { formatMoney, parseAmount } from "./money.js";
+import { type Account, type Ledger, type LedgerResult, type TransferAnswer, timestamp } from "./ledger.js";
+import { formatMoney, type Minor, parseAmount } from "./money.js";
 
 /**
  * `POST /core/v1/transfers` (`X-Idempotency-Key` optional): posts the debit and the credit together,
@@ -19,6 +19,38 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
     const first = state.transfers.get(idempotencyKey);
     if (first) return { status: 201, body: { ...first } };
   }
+  const read = readTransfer(body);
+  if ("status" in read) return read;
+  const accounts = findAccounts(ledger, read);
+  if ("status" in accounts) return accounts;
+
+  // Everything is checked: from here on nothing can fail, so both legs post.
+  const { from, to } = accounts;
+  const { amount, memo } = read;
+  const postedAt = timestamp(ledger.clock());
+  const transferId = ledger.nextId("transfer", state.sequences);
+  const debitTxnId = ledger.nextId("txn", state.sequences);
+  const creditTxnId = ledger.nextId("txn", state.sequences);
+  const text = typeof memo === "string" && memo !== "" ? memo : undefined;
+  post(from, "D", amount, text ?? `Transfer to ${to.accountNumber}`, postedAt, debitTxnId);
+  post(to, "C", amount, text ?? `Transfer from ${from.accountNumber}`, postedAt, creditTxnId);
+  const answer: TransferAnswer = { transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt };
+  if (idempotencyKey !== undefined) state.transfers.set(idempotencyKey, answer);
+  state.revision++;
+  return { status: 201, body: { ...answer } };
+}
+
+/** A transfer's body, each field checked. */
+interface TransferRequest {
+  fromAccount: string;
+  toAccount: string;
+  amount: Minor;
+  currency: string;
+  memo: unknown;
+}
+
+/** The body as a TransferRequest, or the 400 that lists everything wrong with it. */
+function readTransfer(body: unknown): TransferRequest | LedgerResult {
   if (!isFields(body)) return invalid("the body must be a JSON object");
   const { fromAccount, toAccount, currency, memo } = body;
   const amount = parseAmount(body.amount);
@@ -33,11 +65,25 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
     fromAccount !== toAccount ? "" : "fromAccount and toAccount must differ",
   ].filter(Boolean);
   if (problems.length > 0 || amount === undefined) return invalid(problems.join("; "));
+  return {
+    fromAccount: fromAccount as string,
+    toAccount: toAccount as string,
+    amount,
+    currency: currency as string,
+    memo,
+  };
+}
 
-  const from = state.accounts.get(fromAccount as string);
-  if (!from) return notFound("account", fromAccount as string);
-  const to = state.accounts.get(toAccount as string);
-  if (!to) return notFound("account", toAccount as string);
+/** Both accounts, when they exist, are active, hold the currency and the debit has the funds; else the error. */
+function findAccounts(
+  ledger: Ledger,
+  request: TransferRequest,
+): { from: Account; to: Account } | LedgerResult {
+  const { fromAccount, toAccount, amount, currency } = request;
+  const from = ledger.state.accounts.get(fromAccount);
+  if (!from) return notFound("account", fromAccount);
+  const to = ledger.state.accounts.get(toAccount);
+  if (!to) return notFound("account", toAccount);
   for (const account of [from, to]) {
     if (account.statusCode !== 1)
       return coreError(
@@ -58,17 +104,5 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
       "INSUFFICIENT_FUNDS",
       `account ${from.accountNumber} has not enough available funds for ${formatMoney(amount)} ${currency}`,
     );
-
-  // Everything is checked: from here on nothing can fail, so both legs post.
-  const postedAt = timestamp(ledger.clock());
-  const transferId = ledger.nextId("transfer", state.sequences);
-  const debitTxnId = ledger.nextId("txn", state.sequences);
-  const creditTxnId = ledger.nextId("txn", state.sequences);
-  const text = typeof memo === "string" && memo !== "" ? memo : undefined;
-  post(from, "D", amount, text ?? `Transfer to ${to.accountNumber}`, postedAt, debitTxnId);
-  post(to, "C", amount, text ?? `Transfer from ${from.accountNumber}`, postedAt, creditTxnId);
-  const answer: TransferAnswer = { transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt };
-  if (idempotencyKey !== undefined) state.transfers.set(idempotencyKey, answer);
-  state.revision++;
-  return { status: 201, body: { ...answer } };
+  return { from, to };
 }

@@ -66,15 +66,10 @@ function parseJson(text: string, maxDepth: number): ParsedBody {
 export function jsonDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c)
-        index++; // a backslash escapes the next character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
+    if (code === 0x22) {
+      index = endOfString(text, index);
     } else if (code === 0x5b || code === 0x7b) {
       depth++;
       if (depth > deepest) deepest = depth;
@@ -83,6 +78,17 @@ export function jsonDepth(text: string): number {
     }
   }
   return deepest;
+}
+
+/** The index of the quote that closes the string opening at `open`, or the text's length when none does. */
+function endOfString(text: string, open: number): number {
+  for (let index = open + 1; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x5c)
+      index++; // a backslash escapes the next character
+    else if (code === 0x22) return index;
+  }
+  return text.length;
 }
 
 function parseXml(text: string, maxDepth: number): ParsedBody {

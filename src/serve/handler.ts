@@ -7,14 +7,24 @@ import { type RunInput, startIntegration } from "../engine/run.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
 import {
+  type IdempotencyDecision,
   type IdempotencyStore,
   isIdempotencyKey,
   requestFingerprint,
   type StoredResponse,
 } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
-import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
+import {
+  createErrorLog,
+  createProblem,
+  type LogError,
+  type ProblemError,
+  problemFor,
+  problemResponse,
+  type ServeResponse,
+} from "./problem.js";
 import { parseQuery } from "./query.js";
+import type { RouteMatch } from "./routes.js";
 import type { ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 
@@ -43,8 +53,8 @@ export interface ServeContext {
   idempotency: IdempotencyStore;
   limiter: Limiter;
   authenticate(authorization: string | undefined): boolean;
-  /** Where an unexpected error goes before its 500. */
-  logError?: ((error: unknown) => void) | undefined;
+  /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
+  logError?: LogError;
 }
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
@@ -52,6 +62,12 @@ const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 /** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
 export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
   const answers = createAnswerCache();
+  const logError =
+    context.logError ??
+    createErrorLog(
+      (text) => process.stderr.write(text),
+      () => context.current().set.project.secrets,
+    );
   return async (request) => {
     const url = parseRequestTarget(request.url);
     if (!url) {
@@ -64,13 +80,7 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
       return await handle(context, request, url, answers);
     } catch (error) {
       // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
-      context.logError?.(error);
-      return {
-        ...problemResponse(
-          createProblem(500, "bass could not answer this request; the server log has no more"),
-        ),
-        logPath: url.pathname,
-      };
+      return { ...problemFor(error, logError), logPath: url.pathname };
     }
   };
 }
@@ -82,105 +92,148 @@ async function handle(
   answers: AnswerCache,
 ): Promise<HandledResponse> {
   const pathname = url.pathname;
-  const logPath = pathname;
-  const answer = (
-    status: number,
-    detail: string,
-    headers: Record<string, string> = {},
-    errors?: { pointer?: string; message: string }[],
-  ) => ({
-    ...problemResponse(createProblem(status, detail, errors), headers),
-    logPath,
-  });
-  const { set, adapters } = context.current();
+  // One set for the whole request, though --watch may swap it while the request waits.
+  const served = context.current();
+  const { set } = served;
 
   // SPEC §7's order: match the method and path, then check auth.
   const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
   const match = isAdmin ? undefined : set.router.match(request.method, pathname);
-  if (match?.kind === "not-found") return answer(404, `no endpoint at ${pathname}`);
+  if (match?.kind === "not-found") return answer(pathname, 404, `no endpoint at ${pathname}`);
   if (match?.kind === "method-not-allowed") {
-    return answer(405, `${pathname} does not answer ${request.method}`, {
+    return answer(pathname, 405, `${pathname} does not answer ${request.method}`, {
       allow: match.allow.join(", "),
     });
   }
   if (!context.authenticate(header(request, "authorization"))) {
-    return answer(401, "this server needs credentials: an Authorization header", {
+    return answer(pathname, 401, "this server needs credentials: an Authorization header", {
       "www-authenticate": authChallenge(set),
     });
   }
-  if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath };
-  const integration = match.target;
+  if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath: pathname };
+  return handleEndpoint(context, { request, url, match, served, answers });
+}
 
+/** A request to one of the set's endpoints, matched and authenticated. */
+interface EndpointRequest {
+  request: ServeRequest;
+  url: RequestTarget;
+  match: Extract<RouteMatch<CompiledIntegration>, { kind: "found" }>;
+  served: ReturnType<ServeContext["current"]>;
+  answers: AnswerCache;
+}
+
+/** Checks the body and the Idempotency-Key, then runs the endpoint's integration or answers for it. */
+async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest): Promise<HandledResponse> {
+  const { request, url, match, served, answers } = endpoint;
+  const { pathname } = url;
+  const { set } = served;
   const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
-  if (!body.ok) return answer(body.status, body.detail);
-  const schemaErrors = set.requestSchemas.get(integration.name)?.(body.value) ?? [];
-  if (schemaErrors.length)
-    return answer(400, "the request body does not match the endpoint's request_schema", {}, schemaErrors);
+  if (!body.ok) return answer(pathname, body.status, body.detail);
+  const schemaErrors = set.requestSchemas.get(match.target.name)?.(body.value) ?? [];
+  if (schemaErrors.length) {
+    const detail = "the request body does not match the endpoint's request_schema";
+    return answer(pathname, 400, detail, {}, schemaErrors);
+  }
 
   const key = idempotentMethods.has(request.method) ? header(request, "idempotency-key") : undefined;
-  if (key !== undefined && !isIdempotencyKey(key))
-    return answer(400, "Idempotency-Key must be 1 to 64 visible characters");
-  const decision =
-    key === undefined
-      ? undefined
-      : await context.idempotency.begin(key, requestFingerprint(request.method, pathname, request.body));
-  // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
-  if (decision?.kind === "replay" && key !== undefined) {
-    // The answer itself while this process remembers it; after a restart, the one on disk, masked.
-    const replayed = answers.get(key) ?? fromStored(decision.response);
-    return {
-      ...replayed,
-      headers: { ...replayed.headers, "idempotent-replayed": "true" },
-      logPath: decision.response.logPath ?? logPath,
-    };
-  }
-  if (decision?.kind === "in-progress")
-    return answer(409, "a request with this Idempotency-Key is still running");
-  if (decision?.kind === "mismatch") return answer(422, "this Idempotency-Key was used with another request");
+  if (key === undefined) return runInSlot(context, endpoint, body.value, undefined);
+  if (!isIdempotencyKey(key))
+    return answer(pathname, 400, "Idempotency-Key must be 1 to 64 visible characters");
+  const decision = await context.idempotency.begin(
+    key,
+    requestFingerprint(request.method, pathname, request.body),
+  );
+  if (decision.kind === "run") return runInSlot(context, endpoint, body.value, { key, decision });
+  return answerRepeat(decision, key, answers, pathname);
+}
 
+/** The answer to a key seen before: the first answer again, or why the request cannot run now. */
+function answerRepeat(
+  decision: Exclude<IdempotencyDecision, { kind: "run" }>,
+  key: string,
+  answers: AnswerCache,
+  pathname: string,
+): HandledResponse {
+  if (decision.kind === "in-progress")
+    return answer(pathname, 409, "a request with this Idempotency-Key is still running");
+  if (decision.kind === "mismatch")
+    return answer(pathname, 422, "this Idempotency-Key was used with another request");
+  // The answer itself while this process remembers it; after a restart, the one on disk, masked.
+  const replayed = answers.get(key) ?? fromStored(decision.response);
+  return {
+    ...replayed,
+    headers: { ...replayed.headers, "idempotent-replayed": "true" },
+    // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
+    logPath: decision.response.logPath ?? pathname,
+  };
+}
+
+/** A key's first run: what it answers is kept for the repeats. */
+interface FirstRun {
+  key: string;
+  decision: Extract<IdempotencyDecision, { kind: "run" }>;
+}
+
+/** Runs the endpoint in one of the limiter's slots, or answers 503 when none is free. */
+async function runInSlot(
+  context: ServeContext,
+  { request, url, match, served, answers }: EndpointRequest,
+  payload: unknown,
+  first: FirstRun | undefined,
+): Promise<HandledResponse> {
   const release = context.limiter.tryAcquire();
   if (!release) {
-    if (decision?.kind === "run") decision.abandon();
-    return answer(503, "the server is running as many integrations as it may; try again", {
+    first?.decision.abandon();
+    return answer(url.pathname, 503, "the server is running as many integrations as it may; try again", {
       "retry-after": "1",
     });
   }
   try {
     const search = url.search;
     const response = await runEndpoint(
-      context,
-      integration,
-      set,
-      adapters,
+      context.history,
+      served,
+      match.target,
       {
-        payload: body.value,
+        payload,
         method: request.method,
         path: match.params,
         // Most requests have no query: its parser (URLSearchParams) is made only for one that does.
         params: search === "" ? {} : parseQuery(url.searchParams),
         headers: plainHeaders(request.headers),
-        fullpath: pathname + search,
+        fullpath: url.pathname + search,
       },
       release,
     );
-    if (decision?.kind === "run" && key !== undefined) {
-      await decision.complete(toStored(response.stored?.() ?? response, response.logPath));
-      answers.set(key, response);
+    if (first) {
+      await first.decision.complete(toStored(response.stored?.() ?? response, response.logPath));
+      answers.set(first.key, response);
     }
     return response;
   } catch (error) {
-    if (decision?.kind === "run") decision.abandon();
+    first?.decision.abandon();
     release();
     throw error;
   }
 }
 
+/** A problem response of serve's own, logged under the request's path. */
+function answer(
+  logPath: string,
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+  errors?: ProblemError[],
+): HandledResponse {
+  return { ...problemResponse(createProblem(status, detail, errors), headers), logPath };
+}
+
 /** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */
 async function runEndpoint(
-  context: ServeContext,
+  history: HistoryStore,
+  { set, adapters }: ReturnType<ServeContext["current"]>,
   integration: CompiledIntegration,
-  set: ServedSet,
-  adapters: AdapterResolver,
   input: RunInput,
   release: () => void,
 ): Promise<HandledResponse> {
@@ -191,12 +244,12 @@ async function runEndpoint(
     secrets: set.project.secrets,
   });
   const finished = run.completion.then((result) => {
-    context.history.write(result.record);
+    history.write(result.record);
     release();
     return result;
   });
   if (run.started && run.accepted) {
-    context.history.write(run.started);
+    history.write(run.started);
     const { status, headers, body } = fromOutput(run.accepted);
     return { status, headers, body, runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
   }

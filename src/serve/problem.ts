@@ -1,3 +1,6 @@
+import { createScrubber } from "../engine/masks.js";
+import { isBassError } from "../errors.js";
+
 /** One finding behind a problem, e.g. a request_schema error at a JSON pointer into the body. */
 export interface ProblemError {
   pointer?: string;
@@ -82,4 +85,31 @@ export function problemResponse(problem: Problem, extraHeaders: Record<string, s
   for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   headers["content-type"] = "application/problem+json";
   return { status: problem.status, headers, body: JSON.stringify(problem) };
+}
+
+/** Where serve reports an error it did not expect; it gets the error as thrown, unmasked. */
+export type LogError = (error: unknown) => void;
+
+/**
+ * The one answer to an error serve did not expect: `logError` sees it first, so none is swallowed, and the
+ * client gets a 500 that tells nothing of it (a stack can quote a secret or a path).
+ */
+export function problemFor(error: unknown, logError: LogError): ServeResponse {
+  logError(error);
+  return problemResponse(createProblem(500, "bass could not answer this request; the server log tells why"));
+}
+
+/**
+ * A LogError writing to `write`, each secret masked: a BassError as its code and message (it says what went
+ * wrong), any other error with its stack (it is bass's own fault, and the stack shows where).
+ */
+export function createErrorLog(write: (text: string) => void, secrets: () => Iterable<string>): LogError {
+  return (error) => {
+    const text = isBassError(error)
+      ? `${error.code}: ${error.message}`
+      : error instanceof Error
+        ? (error.stack ?? String(error))
+        : String(error);
+    write(`bass serve: unexpected error: ${createScrubber(secrets())(text)}\n`);
+  };
 }

@@ -10,7 +10,26 @@ import type { TestCase } from "./test-file.js";
  */
 export function promoteRun(record: RunRecord): TestCase {
   const input = record.items.find((item) => item.kind === "INPUT");
-  const mocks: Record<string, MockAnswer | (MockAnswer | null)[]> = {};
+  const mocks = mocksOf(record);
+  const output = outputOf(record);
+  const testCase: TestCase = { name: `run ${record.id} of ${record.started_at.slice(0, 10)}` };
+  if (input?.kind === "INPUT") {
+    const { payload, method, path, params, headers } = input.data;
+    testCase.input = { payload, method, path, params, headers };
+  }
+  if (Object.keys(mocks).length) testCase.mocks = mocks;
+  testCase.expect = {
+    state: record.status === "failure" ? "failure" : "success",
+    ...(output ? { output: expectedOutput(output) } : {}),
+  };
+  return testCase;
+}
+
+type Mocks = Record<string, MockAnswer | (MockAnswer | null)[]>;
+
+/** Each answered service request's response as a mock; a call_for_each one as a list by sridx. */
+function mocksOf(record: RunRecord): Mocks {
+  const mocks: Mocks = {};
   for (const item of record.items) {
     if (item.kind !== "REQUEST" || !item.response) continue;
     const answer: MockAnswer = { success: item.response.success, payload: item.response.payload };
@@ -24,16 +43,5 @@ export function promoteRun(record: RunRecord): TestCase {
       mocks[item.label] = list;
     }
   }
-  const output = outputOf(record);
-  const testCase: TestCase = { name: `run ${record.id} of ${record.started_at.slice(0, 10)}` };
-  if (input?.kind === "INPUT") {
-    const { payload, method, path, params, headers } = input.data;
-    testCase.input = { payload, method, path, params, headers };
-  }
-  if (Object.keys(mocks).length) testCase.mocks = mocks;
-  testCase.expect = {
-    state: record.status === "failure" ? "failure" : "success",
-    ...(output ? { output: expectedOutput(output) } : {}),
-  };
-  return testCase;
+  return mocks;
 }

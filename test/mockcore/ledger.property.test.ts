@@ -59,6 +59,39 @@ function setUp(extra: [string, bigint | undefined][]): { ledger: Ledger; account
   return { ledger, accounts: [...ledger.state.accounts.keys()] };
 }
 
+/**
+ * A repeated key answers as it first did and posts nothing, a new transfer posts its two legs, a refused one
+ * none; a key's first posted answer goes into `firstAnswers`.
+ */
+function expectPosted(
+  ledger: Ledger,
+  before: number,
+  result: LedgerResult,
+  key: string | undefined,
+  firstAnswers: Map<string, LedgerResult>,
+): void {
+  const first = key === undefined ? undefined : firstAnswers.get(key);
+  if (first) {
+    expect(result).toEqual(first);
+    expect(postings(ledger)).toBe(before);
+  } else if (result.status === 201) {
+    expect(postings(ledger)).toBe(before + 2);
+    if (key !== undefined) firstAnswers.set(key, result);
+  } else {
+    expect(postings(ledger)).toBe(before);
+  }
+}
+
+/** Every account's balance is at least zero, all of it available, and its last transaction's running balance. */
+function expectBalancesHold(ledger: Ledger): void {
+  for (const account of ledger.state.accounts.values()) {
+    expect(account.ledger).toBeGreaterThanOrEqual(0n);
+    expect(account.available).toBe(account.ledger);
+    const last = account.transactions.at(-1);
+    expect(last?.runningBalance ?? 0n).toBe(account.ledger);
+  }
+}
+
 describe("transfers, over any sequence of them", () => {
   it("keep each currency's sum of balances, never take a balance below zero, and post a key once", () => {
     fc.assert(
@@ -72,24 +105,10 @@ describe("transfers, over any sequence of them", () => {
           const before = postings(ledger);
           const result = transfer(ledger, { fromAccount, toAccount, amount, currency }, key);
 
-          const first = key === undefined ? undefined : firstAnswers.get(key);
-          if (first) {
-            expect(result).toEqual(first);
-            expect(postings(ledger)).toBe(before);
-          } else if (result.status === 201) {
-            expect(postings(ledger)).toBe(before + 2);
-            if (key !== undefined) firstAnswers.set(key, result);
-          } else {
-            expect(postings(ledger)).toBe(before);
-          }
+          expectPosted(ledger, before, result, key, firstAnswers);
 
           expect(totals(ledger)).toEqual(sums);
-          for (const account of ledger.state.accounts.values()) {
-            expect(account.ledger).toBeGreaterThanOrEqual(0n);
-            expect(account.available).toBe(account.ledger);
-            const last = account.transactions.at(-1);
-            expect(last?.runningBalance ?? 0n).toBe(account.ledger);
-          }
+          expectBalancesHold(ledger);
         }
       }),
     );

@@ -8,8 +8,8 @@ export async function createProjectHandler(dir: string) {
   return { handle: app.handle, close: () => app.close() };
 }
 
-/** `bass serve` in this process on 127.0.0.1, port 0; `stop` resolves with its exit code and how long the stop took. */
-export async function startServeInProcess(dir: string) {
+/** `bass serve` in this process on 127.0.0.1, port 0, with `env` as its environment; `stop` resolves with its exit code and how long the stop took. */
+export async function startServeInProcess(dir: string, env: Record<string, string> = {}) {
   const lines: string[] = [];
   let stop = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -30,7 +30,7 @@ export async function startServeInProcess(dir: string) {
   const exit = runServe(
     {
       ...{ port: 0, host: "127.0.0.1", watch: false, insecure: false },
-      ...{ project: dir, cwd: dir, env: {}, stopped, onListening },
+      ...{ project: dir, cwd: dir, env, stopped, onListening },
     },
     output,
   );

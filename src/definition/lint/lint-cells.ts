@@ -35,11 +35,7 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
   const parsed = listCells(definition).map((cell) => ({ cell, result: parseCell(cell.code) }));
 
   const kept = new Set<string>();
-  const analysed: {
-    cell: CellRef;
-    facts: CellFacts;
-    at: (node: Node) => { line: number; column: number };
-  }[] = [];
+  const analysed: AnalysedCell[] = [];
   for (const { cell, result } of parsed) {
     const toFile = (line: number, column: number) =>
       loaded.source.locateInString(cell.path, line, column + (line === 1 ? (cell.offset ?? 0) : 0));
@@ -57,42 +53,59 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
     });
   }
 
-  for (const { cell, facts, at } of analysed) {
-    for (const node of facts.imports)
-      report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
-    for (const node of facts.suspects) {
-      if (forbiddenNames.has(node.name)) {
-        report(
-          "cell-forbidden",
-          `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
-          at(node),
-        );
-      } else if (!cell.bindings.includes(node.name as never)) {
-        const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
-        report(
-          "loop-variable-scope",
-          `${cell.label}: ${node.name} is not bound in this cell${where}`,
-          at(node),
-        );
-      }
-    }
-    for (const literal of facts.setNames) {
-      if (!setNames.has(String(literal.value))) {
-        report(
-          "unknown-value-mapping-set",
-          `${cell.label}: no value mapping set ${JSON.stringify(String(literal.value))} in this integration${listKnown(setNames)}`,
-          at(literal),
-        );
-      }
-    }
-    for (const name of facts.formulaVariables) {
-      if (formulaVariables.has(name.name) || kept.has(name.name)) continue;
+  for (const analysedCell of analysed) reportCell(analysedCell, { formulaVariables, setNames, kept }, report);
+}
+
+/** A parsed cell, its facts, and where a node of its tree is in the file. */
+interface AnalysedCell {
+  cell: CellRef;
+  facts: CellFacts;
+  at: (node: Node) => { line: number; column: number };
+}
+
+/** The names a definition's cells may use: formula variables, value mapping sets and names kept by a cell. */
+interface KnownNames {
+  formulaVariables: Set<string>;
+  setNames: Set<string>;
+  kept: Set<string>;
+}
+
+/** Reports what one cell's facts break: imports, forbidden or unbound names, unknown sets and variables. */
+function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report: Report): void {
+  for (const node of facts.imports)
+    report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
+  for (const node of facts.suspects) {
+    if (forbiddenNames.has(node.name)) {
       report(
-        "unknown-formula-variable",
-        `${cell.label}: no service request has formula variable ${JSON.stringify(name.name)}${listKnown(formulaVariables, "formula variables")}`,
-        at(name),
+        "cell-forbidden",
+        `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
+        at(node),
+      );
+    } else if (!cell.bindings.includes(node.name as never)) {
+      const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+      report(
+        "loop-variable-scope",
+        `${cell.label}: ${node.name} is not bound in this cell${where}`,
+        at(node),
       );
     }
+  }
+  for (const literal of facts.setNames) {
+    if (!known.setNames.has(String(literal.value))) {
+      report(
+        "unknown-value-mapping-set",
+        `${cell.label}: no value mapping set ${JSON.stringify(String(literal.value))} in this integration${listKnown(known.setNames)}`,
+        at(literal),
+      );
+    }
+  }
+  for (const name of facts.formulaVariables) {
+    if (known.formulaVariables.has(name.name) || known.kept.has(name.name)) continue;
+    report(
+      "unknown-formula-variable",
+      `${cell.label}: no service request has formula variable ${JSON.stringify(name.name)}${listKnown(known.formulaVariables, "formula variables")}`,
+      at(name),
+    );
   }
 }
 

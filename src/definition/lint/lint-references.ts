@@ -10,7 +10,7 @@ import type { Report } from "./report.js";
 export interface ReferenceContext {
   /** The project's systems; undefined when no project file is known, so system names go unchecked. */
   systems: Readonly<Record<string, SystemConfig>> | undefined;
-  /** Whether `request_schema` is checked: serve uses it, run and test do not, and checking takes a run 7% longer. */
+  /** Whether `request_schema` is checked: serve uses it, run and test do not, and checking costs each run time. */
   requestSchemas: boolean;
 }
 
@@ -19,8 +19,10 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
   const definition = loaded.source.value as Definition;
   const requests = objectItems(definition.service_requests);
   const sets = objectItems(definition.value_mapping_sets);
-  const formulaVariables = new Set(requests.map(([request]) => request.formula_variable));
-  const setNames = new Set(sets.map(([set]) => set.name));
+  const names: DefinedNames = {
+    formulaVariables: new Set(requests.map(([request]) => request.formula_variable)),
+    setNames: new Set(sets.map(([set]) => set.name)),
+  };
 
   reportRepeats(
     requests.map(([request, index]) => [
@@ -39,6 +41,35 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     (name, at) =>
       report("duplicate-value-mapping-set", `value mapping set ${JSON.stringify(name)} is defined twice`, at),
   );
+  lintEndpoints(definition, report);
+
+  const schema = definition.request_schema;
+  if (context.requestSchemas && (typeof schema === "boolean" || isObject(schema))) {
+    for (const problem of requestSchemaProblems(schema))
+      report("request-schema", problem.message, problem.at);
+  }
+
+  for (const [mask, index] of objectItems(definition.masks)) {
+    checkServiceRequest(["masks", index], mask.type, mask.service_request, names, report);
+    checkPath(loaded, report, mask.field, ["masks", index, "field"], false);
+    checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
+  }
+  for (const [rule, index] of objectItems(definition.validation_rules)) {
+    checkServiceRequest(["validation_rules", index], rule.type, rule.service_request, names, report);
+  }
+  for (const [request, index] of requests) {
+    lintServiceRequest(loaded, request, ["service_requests", index], { context, names, report });
+  }
+}
+
+/** The names a definition defines, which its other parts refer to. */
+interface DefinedNames {
+  formulaVariables: Set<unknown>;
+  setNames: Set<unknown>;
+}
+
+/** Endpoints listed twice, paths under /_bass and paths that name a param twice. */
+function lintEndpoints(definition: Definition, report: Report): void {
   reportRepeats(
     objectItems(definition.endpoints).flatMap(([endpoint, index]) =>
       typeof endpoint.method === "string" && typeof endpoint.path === "string"
@@ -67,94 +98,104 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
       );
     }
   }
+}
 
-  const schema = definition.request_schema;
-  if (context.requestSchemas && (typeof schema === "boolean" || isObject(schema))) {
-    for (const problem of requestSchemaProblems(schema))
-      report("request-schema", problem.message, problem.at);
+/** A REQUEST or RESPONSE mask or rule (at `at`) names the formula variable of an existing service request. */
+function checkServiceRequest(
+  at: [kind: "masks" | "validation_rules", index: number],
+  type: unknown,
+  name: unknown,
+  names: DefinedNames,
+  report: Report,
+): void {
+  if (type !== "REQUEST" && type !== "RESPONSE") return;
+  if (typeof name !== "string" || name === "") {
+    report(
+      "missing-service-request",
+      `a ${type} ${at[0] === "masks" ? "mask" : "rule"} needs service_request: the formula variable of its service request`,
+      at,
+    );
+  } else if (!names.formulaVariables.has(name)) {
+    report(
+      "unknown-formula-variable",
+      `no service request has formula variable ${JSON.stringify(name)}${listKnown(names.formulaVariables)}`,
+      [...at, "service_request"],
+    );
   }
+}
 
-  const checkServiceRequest = (
-    kind: "masks" | "validation_rules",
-    index: number,
-    type: unknown,
-    name: unknown,
-  ) => {
-    const at: ValuePath = [kind, index];
-    if (type !== "REQUEST" && type !== "RESPONSE") return;
-    if (typeof name !== "string" || name === "") {
+type ServiceRequest = NonNullable<Definition["service_requests"]>[number];
+
+interface ServiceRequestLint {
+  context: ReferenceContext;
+  names: DefinedNames;
+  report: Report;
+}
+
+/** A service request's system, its field mappings, and the mappings an http system needs. */
+function lintServiceRequest(
+  loaded: LoadedDefinition,
+  request: ServiceRequest,
+  at: ValuePath,
+  { context, names, report }: ServiceRequestLint,
+): void {
+  const system =
+    context.systems && typeof request.system === "string" && Object.hasOwn(context.systems, request.system)
+      ? context.systems[request.system]
+      : undefined;
+  if (context.systems && typeof request.system === "string" && !system) {
+    report(
+      "unknown-system",
+      `no system ${JSON.stringify(request.system)} in the project file${listKnown(Object.keys(context.systems))}`,
+      [...at, "system"],
+    );
+  }
+  const mappings = objectItems(request.field_mappings);
+  for (const [mapping, mappingIndex] of mappings) {
+    lintFieldMapping(loaded, mapping, [...at, "field_mappings", mappingIndex], names, report);
+  }
+  if (system?.adapter === "http") {
+    const fields = new Set(mappings.map(([mapping]) => mapping.field));
+    const missing = ["service_path", "method"].filter((field) => !fields.has(field));
+    if (missing.length) {
       report(
-        "missing-service-request",
-        `a ${type} ${kind === "masks" ? "mask" : "rule"} needs service_request: the formula variable of its service request`,
+        "http-mapping-required",
+        `service request ${JSON.stringify(request.formula_variable)} is on http system ${JSON.stringify(request.system)} and needs field mappings for ${missing.join(" and ")}`,
         at,
       );
-    } else if (!formulaVariables.has(name)) {
-      report(
-        "unknown-formula-variable",
-        `no service request has formula variable ${JSON.stringify(name)}${listKnown(formulaVariables)}`,
-        [...at, "service_request"],
-      );
     }
-  };
-  for (const [mask, index] of objectItems(definition.masks)) {
-    checkServiceRequest("masks", index, mask.type, mask.service_request);
-    checkPath(loaded, report, mask.field, ["masks", index, "field"], false);
-    checkPath(loaded, report, mask.apply_to_each, ["masks", index, "apply_to_each"], false);
   }
-  for (const [rule, index] of objectItems(definition.validation_rules)) {
-    checkServiceRequest("validation_rules", index, rule.type, rule.service_request);
-  }
+}
 
-  for (const [request, index] of requests) {
-    const at: ValuePath = ["service_requests", index];
-    const system =
-      context.systems && typeof request.system === "string" && Object.hasOwn(context.systems, request.system)
-        ? context.systems[request.system]
-        : undefined;
-    if (context.systems && typeof request.system === "string" && !system) {
-      report(
-        "unknown-system",
-        `no system ${JSON.stringify(request.system)} in the project file${listKnown(Object.keys(context.systems))}`,
-        [...at, "system"],
-      );
-    }
-    const mappings = objectItems(request.field_mappings);
-    for (const [mapping, mappingIndex] of mappings) {
-      const mappingAt: ValuePath = [...at, "field_mappings", mappingIndex];
-      const hasLiteral = "literal" in mapping;
-      const hasValue = mapping.value !== undefined && mapping.value !== null;
-      if (hasLiteral === hasValue) {
-        const which =
-          typeof mapping.field === "string"
-            ? `field mapping ${JSON.stringify(mapping.field)}`
-            : "a field mapping";
-        report(
-          "mapping-source",
-          `${which} needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
-          mappingAt,
-        );
-      }
-      checkPath(loaded, report, mapping.field, [...mappingAt, "field"], true);
-      const set = mapping.value_mapping_set;
-      if (typeof set === "string" && !setNames.has(set)) {
-        report(
-          "unknown-value-mapping-set",
-          `no value mapping set ${JSON.stringify(set)} in this integration${listKnown(setNames)}`,
-          [...mappingAt, "value_mapping_set"],
-        );
-      }
-    }
-    if (system?.adapter === "http") {
-      const fields = new Set(mappings.map(([mapping]) => mapping.field));
-      const missing = ["service_path", "method"].filter((field) => !fields.has(field));
-      if (missing.length) {
-        report(
-          "http-mapping-required",
-          `service request ${JSON.stringify(request.formula_variable)} is on http system ${JSON.stringify(request.system)} and needs field mappings for ${missing.join(" and ")}`,
-          at,
-        );
-      }
-    }
+/** A field mapping has one source, a path that parses, and a value mapping set that exists. */
+function lintFieldMapping(
+  loaded: LoadedDefinition,
+  mapping: NonNullable<ServiceRequest["field_mappings"]>[number],
+  at: ValuePath,
+  names: DefinedNames,
+  report: Report,
+): void {
+  const hasLiteral = "literal" in mapping;
+  const hasValue = mapping.value !== undefined && mapping.value !== null;
+  if (hasLiteral === hasValue) {
+    const which =
+      typeof mapping.field === "string"
+        ? `field mapping ${JSON.stringify(mapping.field)}`
+        : "a field mapping";
+    report(
+      "mapping-source",
+      `${which} needs exactly one of literal and value, ${hasLiteral ? "not both" : "it has neither"}`,
+      at,
+    );
+  }
+  checkPath(loaded, report, mapping.field, [...at, "field"], true);
+  const set = mapping.value_mapping_set;
+  if (typeof set === "string" && !names.setNames.has(set)) {
+    report(
+      "unknown-value-mapping-set",
+      `no value mapping set ${JSON.stringify(set)} in this integration${listKnown(names.setNames)}`,
+      [...at, "value_mapping_set"],
+    );
   }
 }
 
