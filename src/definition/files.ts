@@ -1,6 +1,7 @@
 import { type Dirent, existsSync, readdirSync, type Stats, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import picomatch from "picomatch";
+import type picomatch from "picomatch";
 
 export const projectFileName = "bass.config.yaml";
 
@@ -99,5 +100,7 @@ function matchGlob(baseDir: string, pattern: string): string[] {
 
 /** `**` any folders, `*` any name part, `?` one character; everything else literal, as in a file name. */
 export function createGlobMatcher(glob: string): (path: string) => boolean {
-  return picomatch(glob, { dot: true, noextglob: true, nobrace: true, nobracket: true, nonegate: true });
+  // Required on first use: most projects name folders, and every command start would load it otherwise.
+  const compile = createRequire(import.meta.url)("picomatch") as typeof picomatch;
+  return compile(glob, { dot: true, noextglob: true, nobrace: true, nobracket: true, nonegate: true });
 }
