@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { BassError } from "../errors.js";
 import { startMockcore } from "../mockcore/server.js";
-import { startSharedMockcore } from "../mockcore/shared.js";
+import { startSharedMockcore } from "../mockcore/shared-core.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
 
