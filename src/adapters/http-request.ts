@@ -1,4 +1,5 @@
 import { BassError } from "../errors.js";
+import { isObject } from "../objects.js";
 
 /** One HTTP request as the payload of a service call describes it (SPEC §8). */
 export interface PreparedRequest {
@@ -58,14 +59,14 @@ interface PayloadFields {
 
 /** The fields of a payload the request is made of, or what is wrong with them. */
 function readPayload(payload: unknown): PayloadFields | string {
-  if (!isRecord(payload)) return "the http adapter needs a payload object with service_path and method";
+  if (!isFields(payload)) return "the http adapter needs a payload object with service_path and method";
   const { service_path, method, body, params, headers } = payload;
   if (typeof service_path !== "string" || service_path === "")
     return "the payload has no service_path (a path such as /core/v1/persons)";
   if (typeof method !== "string" || !/^[A-Za-z]+$/.test(method))
     return "the payload has no method (GET, POST, PUT, PATCH, DELETE or HEAD)";
-  if (params !== undefined && params !== null && !isRecord(params)) return "payload params must be an object";
-  if (headers !== undefined && headers !== null && !isRecord(headers))
+  if (params !== undefined && params !== null && !isFields(params)) return "payload params must be an object";
+  if (headers !== undefined && headers !== null && !isFields(headers))
     return "payload headers must be an object";
   return { servicePath: service_path, method, body, params: params ?? {}, headers: headers ?? {} };
 }
@@ -114,9 +115,7 @@ function requestPath(prefix: string, servicePath: string, params: Record<string,
   return `${url.pathname}${url.search}`;
 }
 
-/** A JSON-like object: not null, a list or bytes. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return (
-    value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array)
-  );
+// Bytes are a body, not an object of fields.
+function isFields(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !(value instanceof Uint8Array);
 }

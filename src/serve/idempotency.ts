@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
+import { isObject } from "../objects.js";
 import { writeFileAtomic } from "../write-atomic.js";
 
 /** A response as the idempotency layer keeps it; `body` is the base64 of its bytes, so any content type replays byte for byte. */
@@ -231,8 +232,4 @@ async function readEntry(dir: string, hash: string): Promise<Entry | undefined> 
 /** A copy a caller may change without changing what the store keeps. */
 function copyResponse(response: StoredResponse): StoredResponse {
   return { ...response, headers: { ...response.headers } };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
