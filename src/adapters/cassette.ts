@@ -1,3 +1,4 @@
+import { escapeRegExp } from "../escape-regexp.js";
 import type { Adapter, AdapterRequest, AdapterResolver, AdapterResponse } from "./adapter.js";
 
 /** One adapter exchange of a run, as `--record` keeps it and `--replay` answers it. */
@@ -103,10 +104,7 @@ function sameRoute(recorded: unknown, live: unknown): boolean {
 function matches(recorded: unknown, live: unknown): boolean {
   if (typeof recorded !== "string" || typeof live !== "string" || !recorded.includes(maskText))
     return recorded === live;
-  const pattern = recorded
-    .split(maskText)
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".+?");
+  const pattern = recorded.split(maskText).map(escapeRegExp).join(".+?");
   return new RegExp(`^${pattern}$`, "s").test(live);
 }
 

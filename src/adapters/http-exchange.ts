@@ -1,8 +1,8 @@
-import { type Dispatcher, errors } from "undici";
+import { type Dispatcher, errors, request } from "undici";
 import type { PreparedRequest } from "./http-request.js";
 
 /** How one request ended: an answer (its body as text), a body over the limit, a stop, or a transport error. */
-export type Exchange =
+export type ExchangeOutcome =
   | { kind: "answer"; status: number; contentType: string | string[] | undefined; text: string }
   | { kind: "too large"; status: number }
   | { kind: "aborted" }
@@ -13,8 +13,6 @@ export interface SendRequestOptions {
   origin: string;
   /** The whole exchange, from sending to the body's last byte. */
   timeoutMs: number;
-  /** A longer body ends the exchange unread, and its connection with it. */
-  maxResponseBytes: number;
   stop: Stop;
 }
 
@@ -32,94 +30,83 @@ export function stopped(stop: Stop): boolean {
   return stop.signal?.aborted === true || (stop.deadline !== undefined && performance.now() >= stop.deadline);
 }
 
-// Strips a byte order mark, as undici's body.text() does.
-const utf8 = new TextDecoder();
-
 /**
- * Sends `request` through `dispatcher` and collects the answer's body, at most `maxResponseBytes` of it.
- * A handler of undici's dispatch API, not `request()`: no body stream, no promise per chunk, and a stop
- * (time-out, abort, body over the limit) ends the exchange at once, also while it waits for a connection.
- * Never rejects.
+ * Sends `request` through `dispatcher` with undici's `request()` and reads the answer's body as text; a
+ * body over the dispatcher's `maxResponseSize` ends as "too large". A stop (time-out, abort) ends the
+ * exchange at once, also while the request waits for a connection: undici cancels a queued request only
+ * once it gets one. Never rejects.
  */
 export function sendRequest(
   dispatcher: Dispatcher,
-  request: PreparedRequest,
+  prepared: PreparedRequest,
   options: SendRequestOptions,
-): Promise<Exchange> {
-  const { timeoutMs, maxResponseBytes, stop: limit } = options;
-  const { signal } = limit;
-  const deadline = limit.deadline ?? Number.POSITIVE_INFINITY;
-  return new Promise((resolve) => {
-    if (stopped(limit)) return resolve({ kind: "aborted" });
-    // As request() does: a CONNECT would turn the connection into a tunnel, not answer.
-    if (request.method === "CONNECT")
-      return resolve({ kind: "failed", error: new errors.InvalidArgumentError("invalid method") });
-    let controller: Dispatcher.DispatchController | undefined;
-    let ended: Exchange | undefined;
-    let status = 0;
-    let contentType: string | string[] | undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
+): Promise<ExchangeOutcome> {
+  if (stopped(options.stop)) return Promise.resolve({ kind: "aborted" });
+  const cancel = new AbortController();
+  const limit = watchLimits(options, cancel);
+  return Promise.race([receive(dispatcher, prepared, options.origin, cancel.signal), limit.reached]).finally(
+    limit.clear,
+  );
+}
 
-    const end = (exchange: Exchange) => {
-      if (ended) return;
-      ended = exchange;
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(exchange);
-    };
-    // Ends the exchange and undici's request with it (closing its connection); a request still waiting
-    // for a connection is stopped as soon as it gets one.
-    const stop = (exchange: Exchange) => {
-      end(exchange);
-      controller?.abort(new Error(exchange.kind));
-    };
-    const onAbort = () => stop({ kind: "aborted" });
-    // One timer serves both limits: the exchange's own, and the deadline when that comes first. A timer may
-    // fire a little early by performance.now(): the deadline's stop then waits for the rest, so that it
-    // never ends an exchange before the deadline (the engine counts a failure past it as the run's time-out).
-    const timedOutAt = performance.now() + timeoutMs;
-    const onTimer = () => {
-      const now = performance.now();
-      if (deadline <= timedOutAt && now < deadline) timer = setTimeout(onTimer, deadline - now);
-      else stop(deadline <= timedOutAt ? { kind: "aborted" } : { kind: "timed out" });
-    };
-    let timer = setTimeout(onTimer, Math.min(timeoutMs, deadline - performance.now()));
-    signal?.addEventListener("abort", onAbort, { once: true });
+/** Reads the answer of one request; an error (a stop's included) is a failure, unless it is the size limit's. */
+async function receive(
+  dispatcher: Dispatcher,
+  { method, path, headers, body }: PreparedRequest,
+  origin: string,
+  signal: AbortSignal,
+): Promise<ExchangeOutcome> {
+  let status = 0;
+  try {
+    const response = await request(`${origin}${path}`, {
+      dispatcher,
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      signal,
+    });
+    status = response.statusCode;
+    const text = await response.body.text();
+    return { kind: "answer", status, contentType: response.headers["content-type"], text };
+  } catch (error) {
+    if (error instanceof errors.ResponseExceededMaxSizeError) return { kind: "too large", status };
+    return { kind: "failed", error: error as Error };
+  }
+}
 
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
-        if (ended) started.abort(new Error(ended.kind));
-      },
-      onResponseStart(_controller, statusCode, headers) {
-        // 1xx answers are interim: the final one follows.
-        if (statusCode < 200) return;
-        status = statusCode;
-        contentType = headers["content-type"];
-      },
-      onResponseData(_controller, chunk) {
-        if (ended) return;
-        size += chunk.length;
-        if (size > maxResponseBytes) stop({ kind: "too large", status });
-        else chunks.push(chunk);
-      },
-      onResponseEnd() {
-        const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-        end({ kind: "answer", status, contentType, text: utf8.decode(body) });
-      },
-      onResponseError(_controller, error) {
-        end({ kind: "failed", error });
-      },
+/**
+ * The exchange's time-out and its stop, as one outcome that settles when either is reached; reaching it
+ * cancels the request (closing its connection). `clear` stops watching.
+ */
+function watchLimits(
+  { timeoutMs, stop }: SendRequestOptions,
+  cancel: AbortController,
+): { reached: Promise<ExchangeOutcome>; clear(): void } {
+  const { signal } = stop;
+  const deadline = stop.deadline ?? Number.POSITIVE_INFINITY;
+  let reach!: (outcome: ExchangeOutcome) => void;
+  const reached = new Promise<ExchangeOutcome>((resolve) => {
+    reach = (outcome) => {
+      clear();
+      resolve(outcome);
+      cancel.abort(new Error(outcome.kind));
     };
-    const { method, path, headers, body } = request;
-    try {
-      dispatcher.dispatch(
-        { origin: options.origin, method: method as Dispatcher.HttpMethod, path, headers, body },
-        handler,
-      );
-    } catch (error) {
-      end({ kind: "failed", error: error as Error });
-    }
   });
+  const onAbort = () => reach({ kind: "aborted" });
+  // One timer serves both limits: the exchange's own, and the deadline when that comes first. A timer may
+  // fire a little early by performance.now(): the deadline's stop then waits for the rest, so that it
+  // never ends an exchange before the deadline (the engine counts a failure past it as the run's time-out).
+  const timedOutAt = performance.now() + timeoutMs;
+  const onTimer = () => {
+    const now = performance.now();
+    if (deadline <= timedOutAt && now < deadline) timer = setTimeout(onTimer, deadline - now);
+    else reach(deadline <= timedOutAt ? { kind: "aborted" } : { kind: "timed out" });
+  };
+  let timer = setTimeout(onTimer, Math.min(timeoutMs, deadline - performance.now()));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  function clear() {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+  return { reached, clear };
 }

@@ -1,4 +1,5 @@
 import { BassError } from "../errors.js";
+import { isObject } from "../objects.js";
 
 /** One HTTP request as the payload of a service call describes it (SPEC §8). */
 export interface PreparedRequest {
@@ -34,52 +35,87 @@ export function prepareRequest(
   prefix: string,
   systemHeaders: Record<string, string>,
 ): PreparedRequest | string {
-  if (!isRecord(payload)) return "the http adapter needs a payload object with service_path and method";
+  const fields = readPayload(payload);
+  if (typeof fields === "string") return fields;
+  const headers = mergeHeaders(systemHeaders, fields.headers);
+  if (typeof headers === "string") return headers;
+  const body = encodeBody(fields.body, headers);
+  if (typeof body === "object" && "problem" in body) return body.problem;
+  return {
+    method: fields.method.toUpperCase(),
+    path: requestPath(prefix, fields.servicePath, fields.params),
+    headers: Object.fromEntries(headers.values()),
+    body,
+  };
+}
+
+interface PayloadFields {
+  servicePath: string;
+  method: string;
+  body: unknown;
+  params: Record<string, unknown>;
+  headers: Record<string, unknown>;
+}
+
+/** The fields of a payload the request is made of, or what is wrong with them. */
+function readPayload(payload: unknown): PayloadFields | string {
+  if (!isFields(payload)) return "the http adapter needs a payload object with service_path and method";
   const { service_path, method, body, params, headers } = payload;
   if (typeof service_path !== "string" || service_path === "")
     return "the payload has no service_path (a path such as /core/v1/persons)";
   if (typeof method !== "string" || !/^[A-Za-z]+$/.test(method))
     return "the payload has no method (GET, POST, PUT, PATCH, DELETE or HEAD)";
-  if (params !== undefined && params !== null && !isRecord(params)) return "payload params must be an object";
-  if (headers !== undefined && headers !== null && !isRecord(headers))
+  if (params !== undefined && params !== null && !isFields(params)) return "payload params must be an object";
+  if (headers !== undefined && headers !== null && !isFields(headers))
     return "payload headers must be an object";
+  return { servicePath: service_path, method, body, params: params ?? {}, headers: headers ?? {} };
+}
 
+/** The system's headers with the payload's over them, by lower-case name, or which header is not a string. */
+function mergeHeaders(
+  systemHeaders: Record<string, string>,
+  payloadHeaders: Record<string, unknown>,
+): Map<string, [string, string]> | string {
   // Names are case-insensitive: a payload header replaces the system's header of the same name.
   const merged = new Map<string, [string, string]>();
-  for (const [key, value] of [...Object.entries(systemHeaders), ...Object.entries(headers ?? {})]) {
+  for (const [key, value] of [...Object.entries(systemHeaders), ...Object.entries(payloadHeaders)]) {
     if (value === undefined || value === null) continue;
     if (!["string", "number", "boolean"].includes(typeof value)) return `header ${key} must be a string`;
     merged.set(key.toLowerCase(), [key, String(value)]);
   }
-  let encoded: string | Uint8Array | undefined;
-  if (typeof body === "string" || body instanceof Uint8Array) encoded = body;
-  else if (body !== undefined && body !== null) {
-    try {
-      encoded = JSON.stringify(body);
-    } catch (error) {
-      return `the payload body cannot be sent as JSON: ${(error as Error).message}`;
-    }
-    if (!merged.has("content-type")) merged.set("content-type", ["content-type", "application/json"]);
-  }
+  return merged;
+}
 
-  const url = new URL(`http://host${prefix}/${service_path.replace(/^\/+/, "")}`);
-  for (const [key, value] of Object.entries(params ?? {})) {
+/** The body as sent: text and bytes as they are, anything else as JSON (with its content type unless set). */
+function encodeBody(
+  body: unknown,
+  headers: Map<string, [string, string]>,
+): PreparedRequest["body"] | { problem: string } {
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  if (body === undefined || body === null) return undefined;
+  let encoded: string;
+  try {
+    encoded = JSON.stringify(body);
+  } catch (error) {
+    return { problem: `the payload body cannot be sent as JSON: ${(error as Error).message}` };
+  }
+  if (!headers.has("content-type")) headers.set("content-type", ["content-type", "application/json"]);
+  return encoded;
+}
+
+/** The base_url's path prefix, the service path and the params as a query string, a list as repeated keys. */
+function requestPath(prefix: string, servicePath: string, params: Record<string, unknown>): string {
+  const url = new URL(`http://host${prefix}/${servicePath.replace(/^\/+/, "")}`);
+  for (const [key, value] of Object.entries(params)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === undefined || item === null) continue;
       url.searchParams.append(key, typeof item === "object" ? JSON.stringify(item) : String(item));
     }
   }
-  return {
-    method: method.toUpperCase(),
-    path: `${url.pathname}${url.search}`,
-    headers: Object.fromEntries(merged.values()),
-    body: encoded,
-  };
+  return `${url.pathname}${url.search}`;
 }
 
-/** A JSON-like object: not null, a list or bytes. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return (
-    value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array)
-  );
+// Bytes are a body, not an object of fields.
+function isFields(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !(value instanceof Uint8Array);
 }

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { XMLParser } from "fast-xml-parser";
+import { isObject } from "../objects.js";
 import type { AdapterResponse } from "./adapter.js";
-import { isRecord } from "./http-request.js";
 
 const ERROR_FIELDS = ["message", "error", "errorMessage", "detail", "title"];
 const RAW_PAYLOAD_BYTES = 64 * 1024;
@@ -52,11 +52,11 @@ export function parseHttpResponse(
 /** The error text an error body carries: the body itself when it is text, else its usual error fields. */
 function errorTexts(payload: unknown): string[] {
   if (typeof payload === "string") return [payload.trim().slice(0, MESSAGE_CHARS)];
-  if (!isRecord(payload)) return [];
+  if (!isObject(payload)) return [];
   const texts: string[] = [];
   for (const field of ERROR_FIELDS) {
     const value = Object.hasOwn(payload, field) ? payload[field] : undefined;
-    const text = isRecord(value) && typeof value.message === "string" ? value.message : value;
+    const text = isObject(value) && typeof value.message === "string" ? value.message : value;
     if (typeof text === "string" && text.trim() !== "" && !texts.includes(text))
       texts.push(text.slice(0, MESSAGE_CHARS));
   }

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { BassError } from "../errors.js";
+import { isLoopbackHost } from "../loopback.js";
 import { startMockcore } from "../mockcore/server.js";
-import { startSharedMockcore } from "../mockcore/shared.js";
+import { startSharedMockcore } from "../mockcore/shared-core.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
 
@@ -18,8 +19,6 @@ export interface MockcoreCommandOptions {
   /** Resolves when the core should stop (default: the process's first SIGINT or SIGTERM). */
   stopped?: Promise<unknown>;
 }
-
-const loopbackHosts = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** `bass mockcore`: serves the mock core until stopped, then closes it with its data file written; exit 0. */
 export async function runMockcore(options: MockcoreCommandOptions, output: Output): Promise<number> {
@@ -51,7 +50,7 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
       `the data file ${dataFile} is in use by the mock core at ${core.url} (process ${core.ownerPid}); use that one, or stop it first`,
     );
   }
-  if (!loopbackHosts.has(options.host))
+  if (!isLoopbackHost(options.host))
     output.stderr(
       `warning: the mock core has no authentication, and anyone who reaches ${options.host} can use it\n`,
     );

@@ -15,7 +15,7 @@ import { type Env, type LoadedFile, loadFile, resolveProject } from "../definiti
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
 import { loadTestFile } from "../testing/lint-test-file.js";
-import { formatIssues, type IssueFormat } from "./formats/index.js";
+import { formatIssueReport, type IssueFormat } from "./formats/index.js";
 import type { Output } from "./output.js";
 
 export interface ValidateOptions {
@@ -68,7 +68,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
   if (config) sources.set(config.file, config.source.text);
   for (const { file } of tests) sources.set(file.file, file.source.text);
   output.stdout(
-    formatIssues(options.format, issues, {
+    formatIssueReport(options.format, issues, {
       sources,
       color: output.color,
       toolVersion: options.version,

@@ -1,5 +1,7 @@
 import { type Dirent, existsSync, readdirSync, type Stats, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import type picomatch from "picomatch";
 
 export const projectFileName = "bass.config.yaml";
 
@@ -90,23 +92,15 @@ function statOrUndefined(path: string): Stats | undefined {
 
 function matchGlob(baseDir: string, pattern: string): string[] {
   const root = resolve(baseDir, pattern.slice(0, pattern.search(/[*?]/)).replace(/[^/]*$/, ""));
-  const matcher = globToRegExp(relative(root, resolve(baseDir, pattern)).split(sep).join("/"));
+  const matches = createGlobMatcher(relative(root, resolve(baseDir, pattern)).split(sep).join("/"));
   return walk(root).filter(
-    (file) => isDefinitionFile(file) && matcher.test(relative(root, file).split(sep).join("/")),
+    (file) => isDefinitionFile(file) && matches(relative(root, file).split(sep).join("/")),
   );
 }
 
-/** `**` any folders, `*` any name part, `?` one character; everything else literal. */
-export function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob[index] as string;
-    if (char === "*" && glob[index + 1] === "*") {
-      source += glob[index + 2] === "/" ? "(?:.*/)?" : ".*";
-      index += glob[index + 2] === "/" ? 2 : 1;
-    } else if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
+/** `**` any folders, `*` any name part, `?` one character; everything else literal, as in a file name. */
+export function createGlobMatcher(glob: string): (path: string) => boolean {
+  // Required on first use: most projects name folders, and every command start would load it otherwise.
+  const compile = createRequire(import.meta.url)("picomatch") as typeof picomatch;
+  return compile(glob, { dot: true, noextglob: true, nobrace: true, nobracket: true, nonegate: true });
 }

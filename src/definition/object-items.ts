@@ -1,3 +1,5 @@
+import { isObject } from "../objects.js";
+
 /**
  * The items of a list that are objects, each with its index. Rules also walk files that failed the
  * schema, so a list may be a string and an item may be null: those are skipped, as the schema's own
@@ -10,9 +12,4 @@ export function objectItems<T extends object>(list: readonly T[] | undefined): [
     if (isObject(item)) items.push([item as T, index]);
   }
   return items;
-}
-
-/** Whether a value is a YAML mapping: an object, not null and not a list. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { isObject } from "./object-items.js";
+import { isObject } from "../objects.js";
 import { pointerSegments } from "./schema.js";
 import type { ValuePath } from "./yaml-source.js";
 

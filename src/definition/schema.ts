@@ -9,11 +9,6 @@ export type SchemaName = "definition" | "project" | "test";
 
 const validators = { definition, project, test };
 
-/** Where the published JSON Schemas live, for editors (`# yaml-language-server: $schema=…`) and for ajv. */
-export function schemaPath(name: SchemaName): URL {
-  return new URL(`../../schema/${name}.schema.json`, import.meta.url);
-}
-
 /** Checks a parsed file against its schema; every finding is placed at its key or value. */
 export function validateSchema(name: SchemaName, source: YamlSource): Issue[] {
   const validate = validators[name];

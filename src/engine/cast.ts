@@ -1,4 +1,5 @@
 import type { ValueType } from "../definition/types.js";
+import { isPlainObject } from "../objects.js";
 
 export type CastResult = { ok: true; value: unknown } | { ok: false };
 
@@ -111,10 +112,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

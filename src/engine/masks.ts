@@ -1,3 +1,4 @@
+import { escapeRegExp } from "../escape-regexp.js";
 import type { CompiledMask, CompiledPath } from "./compile.js";
 import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
 import type { RunRecord } from "./record.js";
@@ -194,8 +195,4 @@ function patternOf(list: readonly string[]): RegExp {
     lastList = list;
   }
   return lastPattern;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,3 +1,4 @@
+import { isObject } from "../objects.js";
 import { defaultFailureOutput } from "./failure.js";
 import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type RunState } from "./run-state.js";
@@ -21,7 +22,7 @@ export function checkOutput(state: RunState): CheckedOutput {
   addItem(state, { kind: "FAILURE", error: { code: "output_invalid", message: problem } });
   state.failure = "error";
   const fallback = defaultFailureOutput("error", [problem], state.id);
-  const headers = isPlainObject(output?.headers) ? output.headers : {};
+  const headers = isObject(output?.headers) ? output.headers : {};
   fallback.headers = Object.fromEntries(
     Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-type"),
   );
@@ -35,11 +36,11 @@ function inspectOutput(
   output: unknown,
 ): { problem: string; json?: never } | { problem?: never; json: string | undefined } {
   const problem = (text: string) => ({ problem: text });
-  if (!isPlainObject(output)) return problem("output must be an object { status, headers, payload }");
+  if (!isObject(output)) return problem("output must be an object { status, headers, payload }");
   const { status, headers, payload } = output as Partial<OutputData>;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
     return problem("output.status must be an HTTP status code (100 to 599)");
-  if (!isPlainObject(headers)) return problem("output.headers must be an object");
+  if (!isObject(headers)) return problem("output.headers must be an object");
   for (const [name, value] of Object.entries(headers)) {
     if (!headerName.test(name))
       return problem(`output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`);
@@ -73,8 +74,4 @@ export function recordedOutput(output: OutputData): OutputData {
   const payload =
     output.payload instanceof Uint8Array ? bytesPreview(output.payload) : snapshot(output.payload);
   return { status: output.status, headers: snapshot(output.headers) as Record<string, string>, payload };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,5 +1,3 @@
-import type { PathSegment } from "../definition/field-path.js";
-
 /** A path step once its bracket expression, if any, has been evaluated. */
 export type ResolvedSegment = { kind: "key"; name: string } | { kind: "index"; index: number };
 
@@ -22,16 +20,6 @@ export function setOwn(target: object, key: string | number, value: unknown): vo
   } else {
     (target as Container)[key] = value;
   }
-}
-
-/** The segments of a path without bracket expressions or wildcards, or `undefined` for any other path. */
-export function resolveStaticSegments(segments: readonly PathSegment[]): ResolvedSegment[] | undefined {
-  const resolved: ResolvedSegment[] = [];
-  for (const segment of segments) {
-    if (segment.kind !== "key" && segment.kind !== "index") return undefined;
-    resolved.push(segment);
-  }
-  return resolved;
 }
 
 /**
@@ -57,17 +45,6 @@ export function writePath(
   }
   const target = segments[last];
   if (target) setOwn(container, keyOf(target), value);
-}
-
-/** The value at the path, through own properties only; `undefined` when any step is missing. */
-export function readPath(root: unknown, segments: readonly ResolvedSegment[]): unknown {
-  let current = root;
-  for (const segment of segments) {
-    const key = keyOf(segment);
-    if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) return undefined;
-    current = (current as Container)[key];
-  }
-  return current;
 }
 
 /** Every existing place the path reaches (SPEC §4.8), `[*]` matching each element or own value. */

@@ -51,7 +51,7 @@ let lastMillisecond = Number.NaN;
 let lastTimestamp = "";
 
 /** The run clock's time as ISO text; the system clock's text comes from isoTime. */
-export function timestamp(state: RunState): string {
+export function runTimestamp(state: RunState): string {
   if (state.clock !== systemClock) return state.clock().toISOString();
   return isoTime(Date.now());
 }
@@ -72,7 +72,7 @@ type NewItem = Item extends infer T ? (T extends Item ? Omit<T, "seq" | "at"> : 
 
 /** Appends an item to the run history, numbered in order. */
 export function addItem(state: RunState, item: NewItem): Item {
-  const full = { seq: state.items.length + 1, at: timestamp(state), ...item } as Item;
+  const full = { seq: state.items.length + 1, at: runTimestamp(state), ...item } as Item;
   state.items.push(full);
   return full;
 }

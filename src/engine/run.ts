@@ -19,7 +19,7 @@ import {
 } from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
 import { copyOf, snapshot } from "./snapshot.js";
-import { runRules } from "./validation.js";
+import { runValidationRules } from "./validation.js";
 
 /** What comes in: the request body and, where there is one, the rest of the HTTP request. */
 export interface RunInput {
@@ -176,7 +176,7 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
       );
   },
   (state) => {
-    const outcome = runRules(state, state.integration.inputRules);
+    const outcome = runValidationRules(state, state.integration.inputRules);
     if (outcome.aborted) enterFailure(state, "validation", outcome.messages);
   },
   (state, _inputItem, adapters) => runServiceRequests(state, adapters),

@@ -17,7 +17,7 @@ import {
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
-import { runRules, toItems } from "./validation.js";
+import { runValidationRules, toItems } from "./validation.js";
 
 /** One service call's part of the formula variable (SPEC §4.6). */
 interface CallSlot {
@@ -135,7 +135,7 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   if (!response.success) failWith(call, timedOut ? "timeout" : "service", response.messages);
   if (response.success && !call.failure && request.responseRules.length > 0) {
     guard(call, () => {
-      const rules = runRules(state, request.responseRules, bindings);
+      const rules = runValidationRules(state, request.responseRules, bindings);
       if (rules.aborted) failWith(call, "validation", rules.messages);
     });
   }
@@ -154,7 +154,7 @@ function prepare(call: Call): void {
   if (call.slots) call.slots[bindings.sridx as number] = slot;
   else state.namespace[request.formulaVariable] = slot;
   if (request.requestRules.length === 0) return;
-  const rules = runRules(state, request.requestRules, bindings);
+  const rules = runValidationRules(state, request.requestRules, bindings);
   if (rules.aborted) failWith(call, "validation", rules.messages);
 }
 

@@ -12,7 +12,7 @@ export interface RulesOutcome {
  * Runs validation rules in order (SPEC §4.4 step 4, §4.6): all of them run, each failure adds a
  * VALIDATION_FAILURE item. `bindings` are the loop variables of the service call they belong to.
  */
-export function runRules(
+export function runValidationRules(
   state: RunState,
   rules: readonly CompiledRule[],
   bindings: Record<string, unknown> = {},

@@ -1,17 +1,5 @@
 import type { ValueMappingSet } from "../definition/types.js";
 
-const mappers = new WeakMap<ValueMappingSet, (value: unknown) => unknown>();
-
-/** Looks `value` up in a value mapping set (SPEC §4.7), with the set's lookup table built once. */
-export function mapValue(set: ValueMappingSet, value: unknown): unknown {
-  let mapper = mappers.get(set);
-  if (!mapper) {
-    mapper = createValueMapper(set);
-    mappers.set(set, mapper);
-  }
-  return mapper(value);
-}
-
 /**
  * Builds the lookup of one set: `String(value)` against `String(from)`, both lower-cased unless
  * `case_sensitive`; the first mapping of a `from` wins. A miss gives `default_to_value` when the set

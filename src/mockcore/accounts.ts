@@ -1,6 +1,6 @@
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
 import { isCurrency, isDate, isFields, isText } from "./field-checks.js";
-import { type Account, type Ledger, type LedgerResult, type ProductCode, timestamp } from "./ledger.js";
+import { type Account, coreTimestamp, type Ledger, type LedgerResult, type ProductCode } from "./ledger.js";
 import { type Minor, parseAmount } from "./money.js";
 import { accountView, transactionView } from "./views.js";
 
@@ -48,7 +48,7 @@ export function openAccount(ledger: Ledger, body: unknown): LedgerResult {
     transactions: [],
   };
   if (deposit !== undefined) {
-    const postedAt = timestamp(ledger.clock());
+    const postedAt = coreTimestamp(ledger.clock());
     post(account, "C", deposit, "Opening deposit", postedAt, ledger.nextId("txn", ledger.state.sequences));
   }
   ledger.state.accounts.set(account.accountNumber, account);

@@ -132,6 +132,6 @@ export function createLedger(options: LedgerOptions = {}): Ledger {
 }
 
 /** An instant as the core writes it: ISO 8601 in UTC, whole seconds ("2026-01-20T16:45:03Z"). */
-export function timestamp(date: Date): string {
+export function coreTimestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -1,6 +1,6 @@
 import { invalid, notFound } from "./core-error.js";
 import { isDate, isFields, isText, readAddress } from "./field-checks.js";
-import { type Ledger, type LedgerResult, type Person, timestamp } from "./ledger.js";
+import { coreTimestamp, type Ledger, type LedgerResult, type Person } from "./ledger.js";
 import { personView } from "./views.js";
 
 /** `POST /core/v1/persons`: 201 `{ personId, statusCode, createdAt }`, or 400 naming every bad field. */
@@ -16,7 +16,7 @@ export function createPerson(ledger: Ledger, body: unknown): LedgerResult {
     "email must be an e-mail address",
   );
   check(
-    isDate(body.birthDate) && body.birthDate < timestamp(now),
+    isDate(body.birthDate) && body.birthDate < coreTimestamp(now),
     "birthDate must be a past date (YYYY-MM-DD)",
   );
   check(
@@ -44,7 +44,7 @@ export function createPerson(ledger: Ledger, body: unknown): LedgerResult {
     ...(typeof body.phone === "string" && { phone: body.phone }),
     ...(address && { address }),
     statusCode: 1,
-    createdAt: timestamp(now),
+    createdAt: coreTimestamp(now),
   };
   ledger.state.persons.set(person.personId, person);
   ledger.state.revision++;

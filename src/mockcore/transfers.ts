@@ -1,7 +1,13 @@
 import { post } from "./accounts.js";
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
 import { isCurrency, isFields, isText } from "./field-checks.js";
-import { type Account, type Ledger, type LedgerResult, type TransferAnswer, timestamp } from "./ledger.js";
+import {
+  type Account,
+  coreTimestamp,
+  type Ledger,
+  type LedgerResult,
+  type TransferAnswer,
+} from "./ledger.js";
 import { formatMoney, type Minor, parseAmount } from "./money.js";
 
 /**
@@ -27,7 +33,7 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
   // Everything is checked: from here on nothing can fail, so both legs post.
   const { from, to } = accounts;
   const { amount, memo } = read;
-  const postedAt = timestamp(ledger.clock());
+  const postedAt = coreTimestamp(ledger.clock());
   const transferId = ledger.nextId("transfer", state.sequences);
   const debitTxnId = ledger.nextId("txn", state.sequences);
   const creditTxnId = ledger.nextId("txn", state.sequences);

@@ -4,7 +4,7 @@ import { createAdapterResolver } from "../adapters/resolve.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { scrubError } from "../engine/scrub-error.js";
 import { startMockcore } from "../mockcore/server.js";
-import { startSharedMockcore } from "../mockcore/shared.js";
+import { startSharedMockcore } from "../mockcore/shared-core.js";
 
 export interface LiveSystems {
   resolve: AdapterResolver;
@@ -15,7 +15,7 @@ export interface LiveSystems {
  * The adapters of a project's systems, live. Systems on `base_url: mockcore:` talk to a mock core started in
  * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one;
  * when another process already runs the core on that file, they talk to that one or wait for it
- * (mockcore/shared.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
+ * (mockcore/shared-core.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
  * An error starting or closing them has each of `secrets` masked: an adapter module's own error, or a
  * module or data file path taken from the environment, may quote one.
  */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { isIPv4, isIPv6 } from "node:net";
 import type { ServeAuth } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { isLoopbackHost } from "../loopback.js";
 
 /** Whether an `Authorization` header value lets a request in. */
 export type Authenticator = (authorization: string | undefined) => boolean;
@@ -71,21 +71,6 @@ function decodeBasic(encoded: string | undefined): { user: string; password: str
   const colon = decoded.indexOf(":");
   if (colon < 0) return undefined;
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
-/** Whether `host` is a loopback address or `localhost`, where serve may listen without auth. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, "$1");
-  if (bare === "localhost") return true;
-  if (isIPv4(bare)) return bare.startsWith("127.");
-  if (!isIPv6(bare)) return false;
-  // The URL parser writes an IPv6 address in its shortest form: ::1, or ::ffff:7f00:1 for 127.0.0.1;
-  // it refuses a zone id (fe80::1%eth0), which is never loopback anyway.
-  const canonical = URL.parse(`http://[${bare}]/`)?.hostname ?? "";
-  return canonical === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(canonical);
 }
 
 /** Refuses to serve on a host other machines reach while anyone may call it, unless the user said so. */

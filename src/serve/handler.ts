@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { HistoryStore } from "../engine/history.js";
@@ -320,13 +321,12 @@ interface AnswerCache {
 
 /** The unmasked answers of the latest idempotent requests, in memory only: a file never holds them. */
 function createAnswerCache(limit = 1000): AnswerCache {
-  const answers = new Map<string, ServeResponse>();
+  const answers = new LRUCache<string, ServeResponse>({ max: limit });
   return {
     get: (key) => answers.get(key),
     set(key, response) {
-      answers.delete(key);
+      // Only what a replay sends: not the response's other fields (its log path, its stored form).
       answers.set(key, { status: response.status, headers: response.headers, body: response.body });
-      if (answers.size > limit) answers.delete(answers.keys().next().value as string);
     },
   };
 }

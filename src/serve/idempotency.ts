@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { LRUCache } from "lru-cache";
+import { isObject } from "../objects.js";
 import { writeFileAtomic } from "../write-atomic.js";
 
 /** A response as the idempotency layer keeps it; `body` is the base64 of its bytes, so any content type replays byte for byte. */
@@ -64,8 +66,8 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   const clock = options.clock ?? Date.now;
   const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
   const running = new Map<string, string>(); // key hash → fingerprint
-  const cache = new Map<string, Entry>(); // in least recently used order
-  let cachedBytes = 0;
+  // An entry larger than the whole cache is not kept (lru-cache refuses it), so it is read from disk.
+  const cache = new LRUCache<string, Entry>({ maxSize: cacheBytes, sizeCalculation: (entry) => entry.size });
   const tails = new Map<string, Promise<unknown>>();
   const writes = new Set<Promise<unknown>>();
   let ready: Promise<unknown> | undefined;
@@ -80,25 +82,10 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
     void tail.then(() => tails.get(hash) === tail && tails.delete(hash));
     return result;
   };
-  const drop = (hash: string) => {
-    const entry = cache.get(hash);
-    if (entry && cache.delete(hash)) cachedBytes -= entry.size;
-  };
-  const remember = (hash: string, entry: Entry) => {
-    drop(hash);
-    if (entry.size > cacheBytes) return;
-    cache.set(hash, entry);
-    cachedBytes += entry.size;
-    for (const [oldest, old] of cache) {
-      if (cachedBytes <= cacheBytes) break;
-      cache.delete(oldest);
-      cachedBytes -= old.size;
-    }
-  };
   const expired = (entry: Entry, now: number) => now - entry.storedAt >= ttlMs;
   const lookup = async (hash: string) => cache.get(hash) ?? (await readEntry(dir, hash));
   const remove = async (hash: string) => {
-    drop(hash);
+    cache.delete(hash);
     await unlink(join(dir, `${hash}.json`)).catch(() => {});
   };
 
@@ -112,7 +99,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
     });
     await ready;
     await writeFileAtomic(join(dir, `${hash}.json`), text);
-    remember(hash, {
+    cache.set(hash, {
       fingerprint,
       storedAt,
       response: copyResponse(response),
@@ -187,7 +174,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
           return first === fingerprint ? { kind: "in-progress" } : { kind: "mismatch" };
         const entry = await lookup(hash);
         if (entry && !expired(entry, now)) {
-          remember(hash, entry);
+          cache.set(hash, entry);
           if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
           return { kind: "replay", response: copyResponse(entry.response) };
         }
@@ -245,8 +232,4 @@ async function readEntry(dir: string, hash: string): Promise<Entry | undefined> 
 /** A copy a caller may change without changing what the store keeps. */
 function copyResponse(response: StoredResponse): StoredResponse {
   return { ...response, headers: { ...response.headers } };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

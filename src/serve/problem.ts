@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { createScrubber } from "../engine/masks.js";
 import { isBassError } from "../errors.js";
 
@@ -23,50 +24,15 @@ export interface ServeResponse {
   body: Uint8Array | string;
 }
 
-// The IANA reason phrases of the statuses an error can have (RFC 9110 and the few extensions in use).
-const reasonPhrases: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  402: "Payment Required",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  406: "Not Acceptable",
-  407: "Proxy Authentication Required",
-  408: "Request Timeout",
-  409: "Conflict",
-  410: "Gone",
-  411: "Length Required",
-  412: "Precondition Failed",
+// Node's table still has the names RFC 9110 replaced for these two.
+const renamedPhrases: Readonly<Record<number, string>> = {
   413: "Content Too Large",
-  414: "URI Too Long",
-  415: "Unsupported Media Type",
-  416: "Range Not Satisfiable",
-  417: "Expectation Failed",
-  421: "Misdirected Request",
   422: "Unprocessable Content",
-  423: "Locked",
-  424: "Failed Dependency",
-  425: "Too Early",
-  426: "Upgrade Required",
-  428: "Precondition Required",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  451: "Unavailable For Legal Reasons",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-  505: "HTTP Version Not Supported",
-  507: "Insufficient Storage",
-  508: "Loop Detected",
-  511: "Network Authentication Required",
 };
 
 /** The reason phrase of a status; an unregistered one is named by its class, as RFC 9110 §15 reads it. */
 export function reasonPhrase(status: number): string {
-  return reasonPhrases[status] ?? (status >= 500 ? "Server Error" : "Client Error");
+  return renamedPhrases[status] ?? STATUS_CODES[status] ?? (status >= 500 ? "Server Error" : "Client Error");
 }
 
 /**

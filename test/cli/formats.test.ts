@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import {
   createCodeFrame,
   escapeXml,
-  type FormatIssuesOptions,
+  type FormatIssueReportOptions,
   formatGithub,
-  formatIssues,
+  formatIssueReport,
   formatJson,
   formatJunit,
   formatSarif,
@@ -55,7 +55,7 @@ const issues: Issue[] = [
   },
 ];
 
-const options: FormatIssuesOptions = {
+const options: FormatIssueReportOptions = {
   sources: new Map([
     ["samples/customers.yaml", customers],
     ["samples/accounts.yaml", accounts],
@@ -77,15 +77,15 @@ function issue(overrides: Partial<Issue>): Issue {
   };
 }
 
-describe("formatIssues", () => {
-  it.each<[IssueFormat, (found: readonly Issue[], given: FormatIssuesOptions) => string]>([
+describe("formatIssueReport", () => {
+  it.each<[IssueFormat, (found: readonly Issue[], given: FormatIssueReportOptions) => string]>([
     ["text", formatText],
     ["json", formatJson],
     ["sarif", formatSarif],
     ["junit", formatJunit],
     ["github", formatGithub],
   ])("renders %s with its formatter", (format, formatter) => {
-    expect(formatIssues(format, issues, options)).toBe(formatter(issues, options));
+    expect(formatIssueReport(format, issues, options)).toBe(formatter(issues, options));
   });
 });
 

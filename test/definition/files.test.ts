@@ -1,10 +1,10 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findProjectFile, globToRegExp, listDefinitionFiles } from "../../src/definition/files.js";
+import { createGlobMatcher, findProjectFile, listDefinitionFiles } from "../../src/definition/files.js";
 import { createTempDir } from "../_helpers.js";
 
-describe("globToRegExp", () => {
+describe("createGlobMatcher", () => {
   it.each<[string, string, boolean]>([
     ["*.yaml", "a.yaml", true],
     ["*.yaml", "sub/a.yaml", false],
@@ -18,8 +18,13 @@ describe("globToRegExp", () => {
     ["a?.yml", "ab.yml", true],
     ["a?.yml", "a/.yml", false],
     ["a+(b).yaml", "a+(b).yaml", true],
+    ["a+(b).yaml", "ab.yaml", false],
+    ["{a,b}.yaml", "{a,b}.yaml", true],
+    ["{a,b}.yaml", "a.yaml", false],
+    ["[ab].yaml", "a.yaml", false],
+    ["!a.yaml", "b.yaml", false],
   ])("%s on %s → %s", (glob, path, matches) => {
-    expect(globToRegExp(glob).test(path)).toBe(matches);
+    expect(createGlobMatcher(glob)(path)).toBe(matches);
   });
 });
 

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { schemaPath } from "../../src/definition/schema.js";
 import type {
   Definition,
   Endpoint,
@@ -151,10 +150,11 @@ type Schema = {
   enum?: unknown[];
   additionalProperties?: unknown;
 };
-const definition = JSON.parse(readFileSync(schemaPath("definition"), "utf8")) as Schema & {
+const schemaFile = (name: string) => new URL(`../../schema/${name}.schema.json`, import.meta.url);
+const definition = JSON.parse(readFileSync(schemaFile("definition"), "utf8")) as Schema & {
   $defs: Record<string, Schema>;
 };
-const project = JSON.parse(readFileSync(schemaPath("project"), "utf8")) as Schema & {
+const project = JSON.parse(readFileSync(schemaFile("project"), "utf8")) as Schema & {
   $defs: Record<string, Schema>;
 };
 const propertiesOf = (schema: Schema | undefined) => Object.keys(schema?.properties ?? {}).sort();

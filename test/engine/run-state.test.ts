@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type RunState, systemClock, timestamp } from "../../src/engine/run-state.js";
+import { type RunState, runTimestamp, systemClock } from "../../src/engine/run-state.js";
 import { runDefinition } from "../_helpers.js";
 
 const withClock = (clock: () => Date) => ({ clock }) as RunState;
 
-describe("timestamp", () => {
+describe("runTimestamp", () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -12,18 +12,18 @@ describe("timestamp", () => {
   it("gives the system clock's millisecond as ISO text, a new text once the millisecond changes", () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 2, 3, 4, 5, 6) });
     const state = withClock(systemClock);
-    expect(timestamp(state)).toBe("2026-01-02T03:04:05.006Z");
-    expect(timestamp(state)).toBe("2026-01-02T03:04:05.006Z");
+    expect(runTimestamp(state)).toBe("2026-01-02T03:04:05.006Z");
+    expect(runTimestamp(state)).toBe("2026-01-02T03:04:05.006Z");
     vi.advanceTimersByTime(1);
-    expect(timestamp(state)).toBe("2026-01-02T03:04:05.007Z");
+    expect(runTimestamp(state)).toBe("2026-01-02T03:04:05.007Z");
     vi.setSystemTime(Date.UTC(2025, 11, 31, 23, 59, 59, 999));
-    expect(timestamp(state)).toBe("2025-12-31T23:59:59.999Z");
+    expect(runTimestamp(state)).toBe("2025-12-31T23:59:59.999Z");
   });
 
   it("asks a run's own clock every time", () => {
     const times = [Date.UTC(2020, 1, 3), Date.UTC(2021, 4, 5)];
     const state = withClock(() => new Date(times.shift() ?? 0));
-    expect([timestamp(state), timestamp(state)]).toEqual([
+    expect([runTimestamp(state), runTimestamp(state)]).toEqual([
       "2020-02-03T00:00:00.000Z",
       "2021-05-05T00:00:00.000Z",
     ]);

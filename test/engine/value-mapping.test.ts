@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ValueMappingSet } from "../../src/definition/types.js";
-import { createValueMapper, mapValue } from "../../src/engine/value-mapping.js";
+import { createValueMapper } from "../../src/engine/value-mapping.js";
 
 const status: ValueMappingSet = {
   name: "status",
@@ -12,7 +12,7 @@ const status: ValueMappingSet = {
   ],
 };
 
-describe("mapValue", () => {
+describe("createValueMapper", () => {
   it.each<[ValueMappingSet, unknown, unknown]>([
     [status, 1, "active"],
     [status, "1", "active"],
@@ -34,12 +34,12 @@ describe("mapValue", () => {
     [{ name: "nulls", mappings: [{ from: "null", to: "none" }] }, null, "none"],
     [{ name: "empty", mappings: [] }, "x", "x"],
   ])("maps %j: %j", (set, value, expected) => {
-    expect(mapValue(set, value)).toBe(expected);
+    expect(createValueMapper(set)(value)).toBe(expected);
   });
 
   it("keeps an unmatched object as it is", () => {
     const value = { a: 1 };
-    expect(mapValue(status, value)).toBe(value);
+    expect(createValueMapper(status)(value)).toBe(value);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { Issue } from "../../definition/issue.js";
-import type { FormatIssuesOptions } from "./format-issues.js";
+import type { FormatIssueReportOptions } from "./format-issue-report.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
-export type FormatJsonOptions = Pick<FormatIssuesOptions, "filesChecked">;
+export type FormatJsonOptions = Pick<FormatIssueReportOptions, "filesChecked">;
 
 /** `{ summary, findings }` as pretty JSON: for scripts. */
 export function formatJson(issues: readonly Issue[], options: FormatJsonOptions): string {

@@ -1,9 +1,9 @@
 import type { Issue } from "../../definition/issue.js";
 import { escapeXml } from "./escape-xml.js";
-import type { FormatIssuesOptions } from "./format-issues.js";
+import type { FormatIssueReportOptions } from "./format-issue-report.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
-export type FormatJunitOptions = Pick<FormatIssuesOptions, "filesChecked" | "strict">;
+export type FormatJunitOptions = Pick<FormatIssueReportOptions, "filesChecked" | "strict">;
 
 /** JUnit XML, one testsuite per checked file: for CI test reports (GitLab, Jenkins, GitHub reporters). */
 export function formatJunit(issues: readonly Issue[], options: FormatJunitOptions): string {

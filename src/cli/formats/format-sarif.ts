@@ -2,9 +2,9 @@ import { isAbsolute, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import { hasFailures, type Issue, type Severity } from "../../definition/issue.js";
 import { type RuleId, rules } from "../../definition/rules.js";
-import type { FormatIssuesOptions } from "./format-issues.js";
+import type { FormatIssueReportOptions } from "./format-issue-report.js";
 
-export type FormatSarifOptions = Pick<FormatIssuesOptions, "toolVersion">;
+export type FormatSarifOptions = Pick<FormatIssueReportOptions, "toolVersion">;
 
 /** A SARIF 2.1.0 log with one run: for code scanning (GitHub, Azure DevOps, IDE viewers). */
 export function formatSarif(issues: readonly Issue[], options: FormatSarifOptions): string {

@@ -1,10 +1,10 @@
 import { Chalk, type ChalkInstance } from "chalk";
 import type { Issue } from "../../definition/issue.js";
 import { createCodeFrame } from "./code-frame.js";
-import type { FormatIssuesOptions } from "./format-issues.js";
+import type { FormatIssueReportOptions } from "./format-issue-report.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
-export type FormatTextOptions = Pick<FormatIssuesOptions, "sources" | "color" | "filesChecked">;
+export type FormatTextOptions = Pick<FormatIssueReportOptions, "sources" | "color" | "filesChecked">;
 
 /** Findings grouped by file, each with a code frame, and a summary line: for people at a terminal. */
 export function formatText(issues: readonly Issue[], options: FormatTextOptions): string {

@@ -1,7 +1,12 @@
 export { type CodeFrameStyle, createCodeFrame } from "./code-frame.js";
 export { escapeXml } from "./escape-xml.js";
 export { formatGithub } from "./format-github.js";
-export { type FormatIssuesOptions, formatIssues, type IssueFormat, issueFormats } from "./format-issues.js";
+export {
+  type FormatIssueReportOptions,
+  formatIssueReport,
+  type IssueFormat,
+  issueFormats,
+} from "./format-issue-report.js";
 export { type FormatJsonOptions, formatJson } from "./format-json.js";
 export { type FormatJunitOptions, formatJunit } from "./format-junit.js";
 export { type FormatSarifOptions, formatSarif } from "./format-sarif.js";

@@ -1,6 +1,7 @@
+import { isObject } from "../../objects.js";
 import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
-import { isObject, objectItems } from "../object-items.js";
+import { objectItems } from "../object-items.js";
 import { requestSchemaProblems } from "../request-schema.js";
 import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../yaml-source.js";

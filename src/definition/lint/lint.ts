@@ -49,14 +49,14 @@ export function createReferenceContext(
 /** The project file's own findings. */
 export function lintProjectFile(config: LoadedFile<ProjectConfig>): Issue[] {
   const issues = [...config.issues];
-  runRules(config, issues, [(report) => lintSecrets(config, report)]);
+  runLintRules(config, issues, [(report) => lintSecrets(config, report)]);
   return issues;
 }
 
 /** One definition's findings: loading, schema, and every semantic rule of one file. */
 export function lintDefinition(definition: LoadedDefinition, context: ReferenceContext): DefinitionLint {
   const issues = [...definition.issues];
-  const shapeValid = runRules(definition, issues, [
+  const shapeValid = runLintRules(definition, issues, [
     (report) => lintCells(definition, report),
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
@@ -84,7 +84,7 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
  * items of the wrong shape, and should one still trip over a shape nobody foresaw, only that rule stops
  * (the schema findings say what is wrong) while the others' findings stay.
  */
-function runRules(
+function runLintRules(
   file: LoadedFile<unknown>,
   issues: Issue[],
   rules: readonly ((report: Report) => void)[],

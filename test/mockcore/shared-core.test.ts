@@ -13,7 +13,8 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { removeStaleLock, startSharedMockcore } from "../../src/mockcore/shared.js";
+import { removeStaleLock } from "../../src/mockcore/core-lock.js";
+import { startSharedMockcore } from "../../src/mockcore/shared-core.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
 const bin = join(import.meta.dirname, "../../bin/bass.js");

@@ -8,7 +8,7 @@ import { formatText } from "./format-text.js";
 
 export { type IssueFormat, issueFormats } from "../choices.js";
 
-export interface FormatIssuesOptions {
+export interface FormatIssueReportOptions {
   /** File path -> its full text, for code frames (text format); a file missing from the map gets no frame. */
   sources: ReadonlyMap<string, string>;
   /** Text format only; when false there are no ANSI codes at all. */
@@ -21,7 +21,10 @@ export interface FormatIssuesOptions {
   strict?: boolean;
 }
 
-const formatters: Record<IssueFormat, (issues: readonly Issue[], options: FormatIssuesOptions) => string> = {
+const formatters: Record<
+  IssueFormat,
+  (issues: readonly Issue[], options: FormatIssueReportOptions) => string
+> = {
   text: formatText,
   json: formatJson,
   sarif: formatSarif,
@@ -30,10 +33,10 @@ const formatters: Record<IssueFormat, (issues: readonly Issue[], options: Format
 };
 
 /** Renders validate's findings (sorted by file, line, column) as the whole output of one format. */
-export function formatIssues(
+export function formatIssueReport(
   format: IssueFormat,
   issues: readonly Issue[],
-  options: FormatIssuesOptions,
+  options: FormatIssueReportOptions,
 ): string {
   return formatters[format](issues, options);
 }

@@ -1,0 +1,11 @@
+/** Whether a value is an object that is not null or a list: a YAML mapping, a parsed JSON object, any instance. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a value is an object of plain data: made by a literal or JSON.parse, not a list, a Date or another class's instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
