@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BassError } from "../errors.js";
+import { isObject } from "../objects.js";
 import type { RunRecord } from "./record.js";
 import { isRunId, runIdTime } from "./run-id.js";
 
@@ -104,14 +105,14 @@ export async function countLines(dir: string, file: HistoryFile): Promise<number
 function parseRecord(text: string): RunRecord | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : undefined;
+    return isRunRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
 }
 
-function isRecord(value: unknown): value is RunRecord {
-  if (typeof value !== "object" || value === null) return false;
+function isRunRecord(value: unknown): value is RunRecord {
+  if (!isObject(value)) return false;
   const record = value as Partial<RunRecord>;
   return (
     typeof record.id === "string" &&

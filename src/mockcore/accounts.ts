@@ -1,5 +1,6 @@
+import { isObject } from "../objects.js";
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
-import { isCurrency, isDate, isFields, isText } from "./field-checks.js";
+import { isCurrency, isDate, isText } from "./field-checks.js";
 import { type Account, coreTimestamp, type Ledger, type LedgerResult, type ProductCode } from "./ledger.js";
 import { type Minor, parseAmount } from "./money.js";
 import { accountView, transactionView } from "./views.js";
@@ -17,7 +18,7 @@ const maxLimit = 200;
 
 /** `POST /core/v1/accounts`: 201 with the account (an `openingDeposit` posts a credit), 400, 404 or 409 (person not active). */
 export function openAccount(ledger: Ledger, body: unknown): LedgerResult {
-  if (!isFields(body)) return invalid("the body must be a JSON object");
+  if (!isObject(body)) return invalid("the body must be a JSON object");
   const { personId, productCode, currency, openingDeposit } = body;
   const deposit = openingDeposit == null ? undefined : parseAmount(openingDeposit);
   const problems = [

@@ -1,12 +1,8 @@
+import { isObject } from "../objects.js";
 import type { Address } from "./ledger.js";
 
 /** A JSON object as it arrived: nothing about its fields is known yet. */
 export type Fields = Record<string, unknown>;
-
-/** A JSON object, not null and not a list. */
-export function isFields(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** A text that is not blank and has at most `maxLength` characters. */
 export function isText(value: unknown, maxLength: number): value is string {
@@ -27,7 +23,7 @@ export function isDate(value: unknown): value is string {
 
 /** An address with its required parts, copied field by field (nothing else of the value is kept), or `null`. */
 export function readAddress(value: unknown): Address | null {
-  if (!isFields(value)) return null;
+  if (!isObject(value)) return null;
   const { line1, line2, city, region, postalCode, country } = value;
   const optional = (text: unknown) => text == null || isText(text, 100);
   if (

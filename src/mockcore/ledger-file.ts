@@ -1,5 +1,6 @@
 import { BassError } from "../errors.js";
-import { type Fields, isFields, readAddress } from "./field-checks.js";
+import { isObject } from "../objects.js";
+import { type Fields, readAddress } from "./field-checks.js";
 import {
   type Account,
   createLedger,
@@ -123,7 +124,7 @@ function unreadable(reason: string): BassError {
 }
 
 function fields(value: unknown, at: string): Fields {
-  if (!isFields(value)) throw unreadable(`${at} is not an object`);
+  if (!isObject(value)) throw unreadable(`${at} is not an object`);
   return value;
 }
 

@@ -1,11 +1,12 @@
+import { isObject } from "../objects.js";
 import { invalid, notFound } from "./core-error.js";
-import { isDate, isFields, isText, readAddress } from "./field-checks.js";
+import { isDate, isText, readAddress } from "./field-checks.js";
 import { coreTimestamp, type Ledger, type LedgerResult, type Person } from "./ledger.js";
 import { personView } from "./views.js";
 
 /** `POST /core/v1/persons`: 201 `{ personId, statusCode, createdAt }`, or 400 naming every bad field. */
 export function createPerson(ledger: Ledger, body: unknown): LedgerResult {
-  if (!isFields(body)) return invalid("the body must be a JSON object");
+  if (!isObject(body)) return invalid("the body must be a JSON object");
   const problems: string[] = [];
   const now = ledger.clock();
   const check = (ok: boolean, message: string) => ok || problems.push(message);

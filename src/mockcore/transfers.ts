@@ -1,6 +1,7 @@
+import { isObject } from "../objects.js";
 import { post } from "./accounts.js";
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
-import { isCurrency, isFields, isText } from "./field-checks.js";
+import { isCurrency, isText } from "./field-checks.js";
 import {
   type Account,
   coreTimestamp,
@@ -57,7 +58,7 @@ interface TransferRequest {
 
 /** The body as a TransferRequest, or the 400 that lists everything wrong with it. */
 function readTransfer(body: unknown): TransferRequest | LedgerResult {
-  if (!isFields(body)) return invalid("the body must be a JSON object");
+  if (!isObject(body)) return invalid("the body must be a JSON object");
   const { fromAccount, toAccount, currency, memo } = body;
   const amount = parseAmount(body.amount);
   const problems = [
