@@ -27,4 +27,5 @@ export { type AdapterChoice, createProjectAdapters, type ProjectAdapters } from 
 export { openHistory, openProject, type Project, type RunLimits } from "./project/open.js";
 export { startSystems } from "./project/systems.js";
 export { createServeApp, type ServeApp } from "./serve/app.js";
-export { createHandler, type ServeRequest } from "./serve/handler.js";
+export type { ServeRequest } from "./serve/context.js";
+export { createHandler } from "./serve/handler.js";

@@ -1,6 +1,6 @@
 import type { RunStatus } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
-import type { ServeContext } from "./handler.js";
+import type { ServeContext } from "./context.js";
 import { createOpenApiDocument } from "./openapi.js";
 import { createProblem, problemResponse, type ServeResponse } from "./problem.js";
 import type { ServedSet } from "./served-set.js";

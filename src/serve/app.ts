@@ -5,7 +5,8 @@ import { createProjectAdapters, type ProjectAdapters } from "../project/adapters
 import { openHistory } from "../project/open.js";
 import { formatIssueList } from "../project/usable.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
-import { createHandler, type HandledResponse, type ServeRequest } from "./handler.js";
+import type { HandledResponse, ServeRequest } from "./context.js";
+import { createHandler } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
 import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";

@@ -1,5 +1,4 @@
 import { LRUCache } from "lru-cache";
-import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { HistoryStore } from "../engine/history.js";
 import { setOwn } from "../engine/paths.js";
@@ -7,18 +6,16 @@ import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
+import type { HandledResponse, ServeContext, ServeRequest } from "./context.js";
 import {
   type IdempotencyDecision,
-  type IdempotencyStore,
   isIdempotencyKey,
   requestFingerprint,
   type StoredResponse,
 } from "./idempotency.js";
-import type { Limiter } from "./limiter.js";
 import {
   createErrorLog,
   createProblem,
-  type LogError,
   type ProblemError,
   problemFor,
   problemResponse,
@@ -28,35 +25,6 @@ import { parseQuery } from "./query.js";
 import type { RouteMatch } from "./routes.js";
 import type { ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
-
-/** A request as the server read it: the body is whole and within the limit. */
-export interface ServeRequest {
-  method: string;
-  /** Path and query, as on the request line. */
-  url: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  body: Uint8Array;
-}
-
-/** A response, with what the server's log line tells about it. */
-export interface HandledResponse extends ServeResponse {
-  runId?: string | undefined;
-  /** The request path as the log may show it: masked like the run's record. */
-  logPath: string;
-  /** The answer as the idempotency layer may keep it on disk, masked like the run's record (made only for a key). */
-  stored?: (() => ServeResponse) | undefined;
-}
-
-export interface ServeContext {
-  /** The integrations and systems in use now (`--watch` swaps them). */
-  current(): { set: ServedSet; adapters: AdapterResolver };
-  history: HistoryStore;
-  idempotency: IdempotencyStore;
-  limiter: Limiter;
-  authenticate(authorization: string | undefined): boolean;
-  /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
-  logError?: LogError;
-}
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { BassError } from "../errors.js";
 import { type Batch, createBatch } from "./batch.js";
-import type { HandledResponse, ServeRequest } from "./handler.js";
+import type { HandledResponse, ServeRequest } from "./context.js";
 import { createErrorLog, createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
 

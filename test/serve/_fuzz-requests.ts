@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { ServeRequest } from "../../src/serve/handler.js";
+import type { ServeRequest } from "../../src/serve/context.js";
 
 /** The body limit of the fuzzed project (the SPEC §3 default). */
 export const bodyLimit = 1_048_576;

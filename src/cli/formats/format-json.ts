@@ -1,5 +1,5 @@
 import type { Issue } from "../../definition/issue.js";
-import type { FormatIssueReportOptions } from "./format-issue-report.js";
+import type { FormatIssueReportOptions } from "./report-options.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
 export type FormatJsonOptions = Pick<FormatIssueReportOptions, "filesChecked">;

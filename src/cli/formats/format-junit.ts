@@ -1,6 +1,6 @@
 import type { Issue } from "../../definition/issue.js";
 import { escapeXml } from "./escape-xml.js";
-import type { FormatIssueReportOptions } from "./format-issue-report.js";
+import type { FormatIssueReportOptions } from "./report-options.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
 export type FormatJunitOptions = Pick<FormatIssueReportOptions, "filesChecked" | "strict">;

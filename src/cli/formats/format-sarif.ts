@@ -2,7 +2,7 @@ import { isAbsolute, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import { hasFailures, type Issue, type Severity } from "../../definition/issue.js";
 import { type RuleId, rules } from "../../definition/rules.js";
-import type { FormatIssueReportOptions } from "./format-issue-report.js";
+import type { FormatIssueReportOptions } from "./report-options.js";
 
 export type FormatSarifOptions = Pick<FormatIssueReportOptions, "toolVersion">;
 

@@ -1,7 +1,7 @@
 import { Chalk, type ChalkInstance } from "chalk";
 import type { Issue } from "../../definition/issue.js";
 import { createCodeFrame } from "./code-frame.js";
-import type { FormatIssueReportOptions } from "./format-issue-report.js";
+import type { FormatIssueReportOptions } from "./report-options.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
 export type FormatTextOptions = Pick<FormatIssueReportOptions, "sources" | "color" | "filesChecked">;

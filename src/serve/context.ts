@@ -1,0 +1,35 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { HistoryStore } from "../engine/history.js";
+import type { IdempotencyStore } from "./idempotency.js";
+import type { Limiter } from "./limiter.js";
+import type { LogError, ServeResponse } from "./problem.js";
+import type { ServedSet } from "./served-set.js";
+
+/** A request as the server read it: the body is whole and within the limit. */
+export interface ServeRequest {
+  method: string;
+  /** Path and query, as on the request line. */
+  url: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Uint8Array;
+}
+
+/** A response, with what the server's log line tells about it. */
+export interface HandledResponse extends ServeResponse {
+  runId?: string | undefined;
+  /** The request path as the log may show it: masked like the run's record. */
+  logPath: string;
+  /** The answer as the idempotency layer may keep it on disk, masked like the run's record (made only for a key). */
+  stored?: (() => ServeResponse) | undefined;
+}
+
+export interface ServeContext {
+  /** The integrations and systems in use now (`--watch` swaps them). */
+  current(): { set: ServedSet; adapters: AdapterResolver };
+  history: HistoryStore;
+  idempotency: IdempotencyStore;
+  limiter: Limiter;
+  authenticate(authorization: string | undefined): boolean;
+  /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
+  logError?: LogError;
+}
