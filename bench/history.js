@@ -48,7 +48,7 @@ function recordLine(index) {
  * request costs), and the rounds of each run overlapped. A gain within the spread, so the trick went.
  */
 export async function measureHistory({ rounds = 11, batches = 2000 } = {}) {
-  const { encodeLines } = await import(new URL("engine/history-encoder.js", dist));
+  const { encodeLines } = await import(new URL("history/encoder.js", dist));
   const lines = Array.from({ length: BATCH_LINES }, (_, index) => recordLine(index));
   const encoded = encodeLines(lines);
   const root = mkdtempSync(join(tmpdir(), "bass-bench-history-"));

@@ -12,7 +12,6 @@ export { type LoadedDefinition, type LoadedProject, loadFile, loadProject } from
 export { type RuleId, rules } from "./definition/rules.js";
 export type * from "./definition/types.js";
 export { type CompiledIntegration, compileIntegration } from "./engine/compile.js";
-export { createHistoryStore, type HistoryStore } from "./engine/history.js";
 export type { Item, RunRecord } from "./engine/record.js";
 export {
   type RunInput,
@@ -22,6 +21,7 @@ export {
   startIntegration,
 } from "./engine/run.js";
 export { BassError, type BassErrorCode, isBassError } from "./errors.js";
+export { createHistoryStore, type HistoryStore } from "./history/store.js";
 export { type Mockcore, startMockcore } from "./mockcore/server.js";
 export { type AdapterChoice, createProjectAdapters, type ProjectAdapters } from "./project/adapters.js";
 export { openHistory, openProject, type Project, type RunLimits } from "./project/open.js";

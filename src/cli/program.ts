@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import type { HistoryFilter } from "../engine/history.js";
 import type { RunStatus } from "../engine/record.js";
+import type { HistoryFilter } from "../history/store.js";
 import { type IssueFormat, issueFormats, type TestReporter, testReporters } from "./choices.js";
 import type { MockcoreCommandOptions } from "./mockcore.js";
 import { createOutput, processWriters, type Writers } from "./output.js";

@@ -15,8 +15,8 @@ import {
   resolveProject,
 } from "../definition/load.js";
 import type { Definition, ProjectConfig } from "../definition/types.js";
-import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../engine/history.js";
 import { BassError } from "../errors.js";
+import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../history/store.js";
 
 /** Which definitions a command needs: all of them (serve, test), one by name (run), or none (history). */
 export type DefinitionChoice = "all" | "none" | { name: string };

@@ -1,6 +1,6 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
-import type { HistoryStore } from "../engine/history.js";
 import { BassError } from "../errors.js";
+import type { HistoryStore } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import { formatIssueList } from "../project/usable.js";

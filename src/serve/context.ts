@@ -1,5 +1,5 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
-import type { HistoryStore } from "../engine/history.js";
+import type { HistoryStore } from "../history/store.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
 import type { LogError, ServeResponse } from "./problem.js";

@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
 import type { CompiledIntegration } from "../engine/compile.js";
-import type { HistoryStore } from "../engine/history.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
+import type { HistoryStore } from "../history/store.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest } from "./context.js";

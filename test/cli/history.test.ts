@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
+import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const at = "2026-01-02T03:04:05.000Z";

@@ -2,15 +2,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import type { HistoryStore } from "../../src/engine/history.js";
 import type { RunRecord } from "../../src/engine/record.js";
+import type { HistoryStore } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli, startDefinition } from "../_helpers.js";
 
 /** For each record `bass run` writes: whether a running version of it was on disk at that moment. */
 const seen = vi.hoisted((): { status: string; onDisk: string | undefined }[] => []);
 
-vi.mock("../../src/engine/history.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/engine/history.js")>();
+vi.mock("../../src/history/store.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../src/history/store.js")>();
   return {
     ...original,
     createHistoryStore: (...args: Parameters<typeof original.createHistoryStore>): HistoryStore => {

@@ -4,15 +4,15 @@ import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { Adapter, AdapterResponse } from "../../src/adapters/adapter.js";
 import { echoAdapter } from "../../src/adapters/echo.js";
-import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
 import type { RunRecord } from "../../src/engine/record.js";
+import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli, startDefinition } from "../_helpers.js";
 
 /** Every record `bass run` hands to the history store, in order. */
 const written = vi.hoisted((): RunRecord[] => []);
 
-vi.mock("../../src/engine/history.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/engine/history.js")>();
+vi.mock("../../src/history/store.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../src/history/store.js")>();
   return {
     ...original,
     createHistoryStore: (...args: Parameters<typeof original.createHistoryStore>): HistoryStore => {

@@ -1,7 +1,7 @@
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
+import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 

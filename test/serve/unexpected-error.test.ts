@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { createHistoryStore, resolveHistoryOptions } from "../../src/engine/history.js";
+import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createAuthenticator } from "../../src/serve/auth.js";
 import { createHandler } from "../../src/serve/handler.js";
 import { createIdempotencyStore } from "../../src/serve/idempotency.js";

@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
+import type { RunRecord } from "../engine/record.js";
+import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
-import { createBatchWriter } from "./history-batches.js";
-import { createPendingLines } from "./history-pending.js";
-import { type HistoryFilter, listRecords, readRecord } from "./history-read.js";
-import { applyRedaction, historySecrets, maskingErrors } from "./history-redact.js";
-import { createSegmentWriter, type HistoryProblem } from "./history-segments.js";
-import type { RunRecord } from "./record.js";
-import { isRunId } from "./run-id.js";
+import { createBatchWriter } from "./batches.js";
+import { createPendingLines } from "./pending.js";
+import { type HistoryFilter, listRecords, readRecord } from "./read.js";
+import { applyRedaction, historySecrets, maskingErrors } from "./redact.js";
+import { createSegmentWriter, type HistoryProblem } from "./segments.js";
 
-export type { HistoryFilter } from "./history-read.js";
+export type { HistoryFilter } from "./read.js";
 
 export interface HistoryStoreOptions {
   dir: string;
@@ -45,7 +45,7 @@ export function resolveHistoryOptions(
 }
 
 /**
- * A store of run records in `dir`, kept as JSON lines in segment files (see history-files.ts). Records
+ * A store of run records in `dir`, kept as JSON lines in segment files (see files.ts). Records
  * wait as pending lines and are appended a batch at a time, one write per batch (history-batches.ts).
  * A line is whole or absent after `kill -9` for every reader, since readers skip a line that is not whole.
  */

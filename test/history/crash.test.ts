@@ -2,12 +2,12 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createHistoryStore } from "../../src/engine/history.js";
+import { createHistoryStore } from "../../src/history/store.js";
 import { createTempDir } from "../_helpers.js";
 
 // The built store (npm test builds first): a child process writes records until it is killed with SIGKILL.
 const writer = `
-import { createHistoryStore } from ${JSON.stringify(join(import.meta.dirname, "../../dist/engine/history.js"))};
+import { createHistoryStore } from ${JSON.stringify(join(import.meta.dirname, "../../dist/history/store.js"))};
 import { createRunId } from ${JSON.stringify(join(import.meta.dirname, "../../dist/engine/run-id.js"))};
 const store = createHistoryStore({ dir: process.argv[1], maxRuns: 100000, storePayloads: true });
 const payload = "x".repeat(200000);

@@ -1,7 +1,7 @@
-import { listHistoryFiles, openedAt, readHistoryFile, segmentMaxAgeMs } from "./history-files.js";
-import type { PendingLines } from "./history-pending.js";
-import type { RunRecord, RunStatus, RunTrigger } from "./record.js";
-import { isRunId, runIdTime } from "./run-id.js";
+import type { RunRecord, RunStatus, RunTrigger } from "../engine/record.js";
+import { isRunId, runIdTime } from "../engine/run-id.js";
+import { listHistoryFiles, openedAt, readHistoryFile, segmentMaxAgeMs } from "./files.js";
+import type { PendingLines } from "./pending.js";
 
 export interface HistoryFilter {
   integration?: string;

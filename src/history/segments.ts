@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { createRunId } from "../engine/run-id.js";
 import { closeFile, openFile, removeFile, renameFile, writeData } from "../fs-calls.js";
-import { encodeLines } from "./history-encoder.js";
+import { encodeLines } from "./encoder.js";
 import {
   countLines,
   type HistoryFile,
@@ -9,8 +10,7 @@ import {
   openedAt,
   segmentMaxAgeMs,
   segmentName,
-} from "./history-files.js";
-import { createRunId } from "./run-id.js";
+} from "./files.js";
 
 /** Records per segment at most: pruning drops whole segments, so this many more than `max_runs` may be kept. */
 const maxSegmentLines = 100;
@@ -28,7 +28,7 @@ export interface HistoryProblem {
   error: unknown;
 }
 
-/** The segment files of one store (see history-files.ts). Its calls must not overlap: the store chains them. */
+/** The segment files of one store (see files.ts). Its calls must not overlap: the store chains them. */
 export interface SegmentWriter {
   /** How many more lines the open segment takes; opens a new one when there is none, or it is full or old. */
   room(): Promise<number>;

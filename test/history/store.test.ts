@@ -3,14 +3,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import type { RunRecord } from "../../src/engine/record.js";
+import { createRunId } from "../../src/engine/run-id.js";
+import { readHistoryFile } from "../../src/history/files.js";
 import {
   createHistoryStore,
   type HistoryStoreOptions,
   resolveHistoryOptions,
-} from "../../src/engine/history.js";
-import { readHistoryFile } from "../../src/engine/history-files.js";
-import type { RunRecord } from "../../src/engine/record.js";
-import { createRunId } from "../../src/engine/run-id.js";
+} from "../../src/history/store.js";
 import { createTempDir } from "../_helpers.js";
 
 // The store's file calls as a test needs them, else the real ones: its writes counted, held until a test lets
@@ -40,8 +40,8 @@ vi.mock("../../src/fs-calls.js", async (original) => {
     },
   };
 });
-vi.mock("../../src/engine/history-files.js", async (original) => {
-  const real = await original<typeof import("../../src/engine/history-files.js")>();
+vi.mock("../../src/history/files.js", async (original) => {
+  const real = await original<typeof import("../../src/history/files.js")>();
   return {
     ...real,
     async readHistoryFile(...args: Parameters<typeof real.readHistoryFile>) {
@@ -192,7 +192,7 @@ describe("history store", () => {
     const dir = join(createTempDir(), "history");
     const record = runRecord();
     // The built store (npm test builds first), in a process of its own that just ends.
-    const store = pathToFileURL(join(import.meta.dirname, "../../dist/engine/history.js")).href;
+    const store = pathToFileURL(join(import.meta.dirname, "../../dist/history/store.js")).href;
     const script = `const { createHistoryStore } = await import(${JSON.stringify(store)});
       createHistoryStore({ dir: ${JSON.stringify(dir)}, maxRuns: 10, storePayloads: true }).write(${JSON.stringify(record)});`;
     execFileSync(process.execPath, ["--input-type=module", "-e", script]);

@@ -1,5 +1,5 @@
-import type { PendingLines } from "./history-pending.js";
-import type { HistoryProblem, SegmentWriter } from "./history-segments.js";
+import type { PendingLines } from "./pending.js";
+import type { HistoryProblem, SegmentWriter } from "./segments.js";
 
 /** How long a record may wait in memory for others to share its write; `kill -9` may lose this much. */
 const groupCommitMs = 10;

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RunRecord } from "../engine/record.js";
+import { isRunId, runIdTime } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import { isObject } from "../objects.js";
-import type { RunRecord } from "./record.js";
-import { isRunId, runIdTime } from "./run-id.js";
 
 /**
  * The files of a history folder. Records are JSON lines in segment files, appended a batch at a time:
