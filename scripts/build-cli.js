@@ -4,6 +4,23 @@
 // tsc's per-file dist/ stays as it is: it is the package's API (`exports`) and what tests spawn directly.
 import { build } from "esbuild";
 
+/**
+ * commander requires node:child_process at load, for subcommands that are executables of their own
+ * (bass has none); loading it is a noticeable part of `bass --version`. commander gets it on first use.
+ */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes("/node_modules/commander/") ? { path: args.path, namespace: "lazy" } : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "lazy" }, () => ({
+      contents: `module.exports = new Proxy({}, { get: (_, name) => require("node:child_process")[name] });`,
+      loader: "js",
+    }));
+  },
+};
+
 await build({
   entryPoints: { main: "src/cli/main.ts" },
   outdir: "dist/cli-bundle",
@@ -18,5 +35,6 @@ await build({
   },
   chunkNames: "chunk-[hash]",
   legalComments: "none",
+  plugins: [lazyChildProcess],
   logLevel: "warning",
 });
