@@ -24,19 +24,20 @@ export async function measureValidate({ runs = 5 } = {}) {
     const bytes = createBenchProject(many, DEFINITIONS);
     createBenchProject(one, 1);
     const validate = (dir) => [process.execPath, bass, "validate", "--project", dir, "--format", "json"];
-    const parse = (dir) => [process.execPath, parseFiles, dir];
+    const parse = (dir, ...mode) => [process.execPath, parseFiles, dir, ...mode];
     // These first runs check the projects and warm the disk cache, so the timed rounds need no warm-up.
     assertValidatesClean(validate(many), DEFINITIONS);
     assertValidatesClean(validate(one), 1);
 
-    const [validateMany, validateOne, parseMany, parseOne] = timeCommands(
-      [validate(many), validate(one), parse(many), parse(one)],
+    const [validateMany, validateOne, parseMany, parseOne, parsePlainEnv] = timeCommands(
+      [validate(many), validate(one), parse(many), parse(one), parse(many, "--plain-env")],
       { runs, warmup: false },
     );
     const perDefinition = (validateMany.median - validateOne.median) / (DEFINITIONS - 1);
     const parsePerDefinition = (parseMany.median - parseOne.median) / (DEFINITIONS - 1);
     const bareParse = "read + YAML.parseDocument";
     const ratio = pairRatios(validateMany, parseMany);
+    const swap = pairRatios(parsePlainEnv, parseMany);
     return [
       {
         name: `validate, ${DEFINITIONS} definitions`,
@@ -50,6 +51,13 @@ export async function measureValidate({ runs = 5 } = {}) {
         name: "validate, 1 definition",
         value: validateOne.median,
         baseline: { ms: parseOne.median, label: bareParse },
+      },
+      {
+        name: "parse, process.env swapped",
+        value: parsePlainEnv.median,
+        baseline: { ms: parseMany.median, label: bareParse },
+        ratio: swap,
+        note: `parsing ${DEFINITIONS} definitions with process.env swapped for a plain copy (what parseYamlSource does) takes ${swap.median.toFixed(2)}× the CPU time of parsing them with the real one (spread ${swap.min.toFixed(2)}–${swap.max.toFixed(2)}×)`,
       },
       {
         name: "validate, per definition",
