@@ -11,15 +11,16 @@ export function median(values) {
 /**
  * Times each command `runs` times, taking turns (A B A B …) so that a noisy neighbour slows all of
  * them alike; a first untimed round warms the disk cache. Throws when a command exits non-zero, since
- * the timing of a failure means nothing. Returns, per command, the median and every wall time in ms.
+ * the timing of a failure means nothing. Returns, per command, the median and every time in ms: the CPU
+ * time (user + system) of the command's whole process tree, or with `clock: "wall"` its wall time.
  */
-export function timeCommands(commands, { runs = 5, cwd, warmup = true } = {}) {
+export function timeCommands(commands, { runs = 5, cwd, warmup = true, clock = "cpu" } = {}) {
+  const measure = clock === "cpu" ? cpuTime : wallTime;
   const times = commands.map(() => []);
   for (let round = warmup ? -1 : 0; round < runs; round++) {
     commands.forEach((argv, index) => {
-      const started = performance.now();
-      runCommand(argv, cwd);
-      if (round >= 0) times[index].push(performance.now() - started);
+      const took = measure(argv, cwd);
+      if (round >= 0) times[index].push(took);
     });
   }
   return times.map((all) => ({ median: median(all), times: all }));
@@ -28,6 +29,35 @@ export function timeCommands(commands, { runs = 5, cwd, warmup = true } = {}) {
 /** Times one command `runs` times; see timeCommands. */
 export function timeCommand(argv, options) {
   return timeCommands([argv], options)[0];
+}
+
+/**
+ * The ratio of two commands timed in the same rounds, pair by pair (round i of `a` over round i of `b`):
+ * a pair shares the machine's load of its moment. The median is the figure; min and max are the spread.
+ */
+export function pairRatios(a, b) {
+  const ratios = a.times.map((time, index) => time / b.times[index]);
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
+function wallTime(argv, cwd) {
+  const started = performance.now();
+  runCommand(argv, cwd);
+  return performance.now() - started;
+}
+
+// bash's `times` prints the user and system time of the shell's finished children (the command and
+// every process it waited for) on its second line, to the millisecond; its stdout is thrown away.
+const cpuTimeScript = '"$@" >/dev/null; status=$?; times; exit $status';
+
+function cpuTime(argv, cwd) {
+  const printed = runCommand(["bash", "-c", cpuTimeScript, "bash", ...argv], cwd);
+  const children = printed.trim().split("\n").at(-1) ?? "";
+  const [user, system] = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(
+    ([, minutes, seconds]) => (Number(minutes) * 60 + Number(seconds)) * 1000,
+  );
+  if (user === undefined || system === undefined) throw new Error(`no CPU times from bash: ${printed}`);
+  return user + system;
 }
 
 /** Runs a command to its end and gives its stdout; throws with its output when it exits non-zero. */
@@ -42,17 +72,19 @@ export function runCommand(argv, cwd) {
   return result.stdout;
 }
 
-const columns = [34, 14, 40, 8, 28, 6];
+const columns = [34, 14, 40, 8, 13, 28, 6];
 
 /** Prints the table's heading; printRow fills the columns below it. */
 export function printHeader() {
-  printColumns(["measurement", "value", "baseline (same run)", "ratio", "goal", "result"]);
+  printColumns(["measurement", "value", "baseline (same run)", "ratio", "spread", "goal", "result"]);
   console.log(columns.map((width) => "-".repeat(width)).join("  "));
 }
 
 /**
  * Prints one row: `value` in ms, the `baseline` ({ ms, label }) it is compared with, their ratio, and
- * whether `goal` ({ text, max, of: "value" | "ratio" }) holds. Without a goal the row only informs.
+ * whether `goal` ({ text, max, of: "value" | "ratio" }) holds (`max` is the most allowed). Without a goal
+ * the row only informs. A row timed in pairs with its baseline gives `ratio` ({ median, min, max } of the
+ * per-pair ratios, see pairRatios): its median is the ratio, and min–max is printed as the spread.
  *
  * With a `unit` other than "ms" (a rate such as "runs/s", where more is better) the baseline is
  * `{ value, label }` in that unit, the ratio is baseline / value (how many times the baseline's cost one
@@ -60,12 +92,12 @@ export function printHeader() {
  * A goal's `holds: false` makes it a MISS whatever the value (a condition beside the number, such as
  * "no errors").
  */
-export function printRow(name, value, baseline, goal, unit = "ms") {
+export function printRow({ name, value, baseline, goal, unit = "ms", ratio: pairs }) {
   const rate = unit !== "ms";
-  const ratio = rate ? baseline.value / value : value / baseline.ms;
+  const ratio = pairs?.median ?? (rate ? baseline.value / value : value / baseline.ms);
   const measured = goal?.of === "ratio" ? ratio : value;
   const met =
-    (goal?.holds ?? true) && (goal?.min !== undefined ? measured >= goal.min : measured < goal?.max);
+    (goal?.holds ?? true) && (goal?.min !== undefined ? measured >= goal.min : measured <= goal?.max);
   const result = goal ? (met ? "PASS" : "MISS") : "";
   const format = rate ? (amount) => `${Math.round(amount)} ${unit}` : formatMs;
   printColumns([
@@ -73,6 +105,7 @@ export function printRow(name, value, baseline, goal, unit = "ms") {
     format(value),
     `${format(rate ? baseline.value : baseline.ms)} ${baseline.label}`,
     `${ratio.toFixed(2)}×`,
+    pairs ? `${pairs.min.toFixed(2)}–${pairs.max.toFixed(2)}×` : "",
     goal?.text ?? "",
     result,
   ]);

@@ -39,7 +39,7 @@ for (const measure of measurements) {
   }
 }
 printHeader();
-for (const row of rows) printRow(row.name, row.value, row.baseline, row.goal, row.unit);
+for (const row of rows) printRow(row);
 console.log("");
 for (const row of rows) if (row.note) console.log(`- ${row.note}`);
 console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);

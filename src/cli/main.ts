@@ -1,6 +1,7 @@
 import { CommanderError } from "commander";
 import { isBassError } from "../errors.js";
-import { processWriters, type Writers } from "./output.js";
+import type { Writers } from "./output.js";
+import { processWriters } from "./process-writers.js";
 import { createProgram, type ProgramContext } from "./program.js";
 
 export interface MainOptions {

@@ -4,15 +4,9 @@ import { Chalk, type ChalkInstance, type ColorSupportLevel, supportsColor } from
 export interface Writers {
   stdout(text: string): void;
   stderr(text: string): void;
-  colorLevel: ColorSupportLevel;
+  /** Absent: the colour chalk detects for the process's stdout. */
+  colorLevel?: ColorSupportLevel;
 }
-
-/** The process's own stdout and stderr, with the colour chalk detects for stdout (it honours FORCE_COLOR). */
-export const processWriters: Writers = {
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
-  colorLevel: supportsColor ? supportsColor.level : 0,
-};
 
 /** What a command prints with: everything that prints goes through here. */
 export interface Output {
@@ -31,7 +25,7 @@ export interface CreateOutputOptions {
 
 /** An Output on the writers given, coloured only where allowed and shown. */
 export function createOutput(options: CreateOutputOptions): Output {
-  const level = options.color ? options.write.colorLevel : 0;
+  const level = options.color ? (options.write.colorLevel ?? (supportsColor ? supportsColor.level : 0)) : 0;
   return {
     stdout: options.write.stdout,
     stderr: options.write.stderr,

@@ -4,7 +4,8 @@ import type { RunStatus } from "../engine/record.js";
 import type { HistoryFilter } from "../history/store.js";
 import { type IssueFormat, issueFormats, type TestReporter, testReporters } from "./choices.js";
 import type { MockcoreCommandOptions } from "./mockcore.js";
-import { createOutput, processWriters, type Writers } from "./output.js";
+import type { Output, Writers } from "./output.js";
+import { processWriters } from "./process-writers.js";
 
 /** The version of the installed package. */
 export const version: string = JSON.parse(
@@ -46,8 +47,11 @@ export function createProgram(context: ProgramContext): Command {
         "the folder of bass.config.yaml (default: found from the current folder upwards)",
       )
       .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)");
-  const outputFor = (options: GlobalOptions) =>
-    createOutput({ color: options.color && !context.env.NO_COLOR, write: context.write });
+  // output.js loads chalk, whose colour detection costs more than the rest of `bass --version`.
+  const outputFor = async (options: GlobalOptions): Promise<Output> => {
+    const { createOutput } = await import("./output.js");
+    return createOutput({ color: options.color && !context.env.NO_COLOR, write: context.write });
+  };
 
   globals(
     program
@@ -70,7 +74,7 @@ export function createProgram(context: ProgramContext): Command {
         env: context.env,
         version,
       },
-      outputFor(options),
+      await outputFor(options),
     );
   });
 
@@ -121,7 +125,7 @@ export function createProgram(context: ProgramContext): Command {
           env: context.env,
           readStdin: context.readStdin,
         },
-        outputFor(options),
+        await outputFor(options),
       );
     },
   );
@@ -141,7 +145,7 @@ export function createProgram(context: ProgramContext): Command {
       const { port, host, watch, insecure, project } = options;
       context.exitCode = await runServe(
         { port, host, watch, insecure, project, cwd: context.cwd, env: context.env },
-        outputFor(options),
+        await outputFor(options),
       );
     },
   );
@@ -154,7 +158,7 @@ export function createProgram(context: ProgramContext): Command {
     const { runOpenApi } = await import("./openapi.js");
     context.exitCode = await runOpenApi(
       { out: options.out, project: options.project, cwd: context.cwd, env: context.env },
-      outputFor(options),
+      await outputFor(options),
     );
   });
 
@@ -182,7 +186,7 @@ export function createProgram(context: ProgramContext): Command {
         env: context.env,
         progress,
       },
-      outputFor(options),
+      await outputFor(options),
     );
   });
 
@@ -209,7 +213,7 @@ export function createProgram(context: ProgramContext): Command {
     context.exitCode = await runHistoryList(
       { integration, status, trigger, label, limit },
       { json, project, cwd: context.cwd, env: context.env },
-      outputFor(options),
+      await outputFor(options),
     );
   });
   globals(
@@ -223,7 +227,7 @@ export function createProgram(context: ProgramContext): Command {
     context.exitCode = await runHistoryPromote(
       id,
       { json: false, out: options.out, project: options.project, cwd: context.cwd, env: context.env },
-      outputFor(options),
+      await outputFor(options),
     );
   });
   globals(
@@ -237,7 +241,7 @@ export function createProgram(context: ProgramContext): Command {
     context.exitCode = await runHistoryShow(
       id,
       { json: options.json, project: options.project, cwd: context.cwd, env: context.env },
-      outputFor(options),
+      await outputFor(options),
     );
   });
 
@@ -265,7 +269,7 @@ export function createProgram(context: ProgramContext): Command {
     const { port, host, data, latency, errorRate, resetRate, malformedRate } = options;
     context.exitCode = await runMockcore(
       { port, host, data, latency, errorRate, resetRate, malformedRate, cwd: context.cwd },
-      outputFor(options),
+      await outputFor(options),
     );
   });
 
