@@ -6,10 +6,6 @@ import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 /**
- * commander requires node:child_process at load, for subcommands that are executables of their own
- * (bass has none); loading it is a noticeable part of `bass --version`. commander gets it on first use.
- */
-/**
  * undici's index loads every part of it, and its cookies part reads globalThis.Headers, which loads node's
  * own copy of undici as well. bass's code takes Pool and errors from the files that hold them; any other
  * name still comes from the index, loaded on first use.
@@ -36,6 +32,10 @@ const slimUndici = {
   },
 };
 
+/**
+ * commander requires node:child_process at load, for subcommands that are executables of their own
+ * (bass has none); loading it is a noticeable part of `bass --version`. commander gets it on first use.
+ */
 const lazyChildProcess = {
   name: "lazy-child-process",
   setup(esbuild) {
