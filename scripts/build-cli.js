@@ -2,35 +2,7 @@
 // small ones tsc writes. The entry holds only the commander wiring, so `--version` and `--help` load no
 // command; each command, and each heavy dependency a command imports lazily, is a chunk of its own.
 // tsc's per-file dist/ stays as it is: it is the package's API (`exports`) and what tests spawn directly.
-import { createRequire } from "node:module";
 import { build } from "esbuild";
-
-/**
- * undici's index loads every part of it, and its cookies part reads globalThis.Headers, which loads node's
- * own copy of undici as well. bass's code takes Pool and errors from the files that hold them; any other
- * name still comes from the index, loaded on first use.
- */
-const undiciParts = { Pool: "undici/lib/dispatcher/pool.js", errors: "undici/lib/core/errors.js" };
-const slimUndici = {
-  name: "slim-undici",
-  setup(esbuild) {
-    const names = Object.keys(createRequire(import.meta.url)("undici"));
-    const getters = names.map(
-      (name) =>
-        `get ${JSON.stringify(name)}() { return require(${JSON.stringify(undiciParts[name] ?? "undici")})${undiciParts[name] ? "" : `[${JSON.stringify(name)}]`}; }`,
-    );
-    esbuild.onResolve({ filter: /^undici$/ }, (args) =>
-      args.namespace === "file" && !args.importer.includes("/node_modules/")
-        ? { path: "undici", namespace: "slim-undici" }
-        : undefined,
-    );
-    esbuild.onLoad({ filter: /.*/, namespace: "slim-undici" }, () => ({
-      contents: `module.exports = { ${getters.join(", ")} };`,
-      loader: "js",
-      resolveDir: process.cwd(),
-    }));
-  },
-};
 
 /**
  * commander requires node:child_process at load, for subcommands that are executables of their own
@@ -63,6 +35,6 @@ await build({
   },
   chunkNames: "chunk-[hash]",
   legalComments: "none",
-  plugins: [lazyChildProcess, slimUndici],
+  plugins: [lazyChildProcess],
   logLevel: "warning",
 });

@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createTempDir, runCli } from "./_helpers.js";
 
@@ -182,5 +183,31 @@ describe("--record and --replay", () => {
       /cassette\.yaml holds no exchange for service request "core" \(GET \/core\/v1\/persons\/P000001\)/,
     );
     expect(other.code).toBe(1);
+  });
+});
+
+describe("the installed command (bin/bass.js, the bundled CLI)", () => {
+  it("runs a sample live against the embedded mock core, and mocked", async () => {
+    const dir = samplesCopy();
+    const bass = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [bin, ...args, "--project", dir, "--json"], { cwd: dir });
+    const live = JSON.parse(
+      (await bass("run", "customers.create", "--input", "inputs/customers.create.json")).stdout,
+    );
+    expect(live).toMatchObject({ status: "success", output: { status: 201 } });
+    expect(live.output.payload.customer_id).toMatch(/^P\d{6}$/);
+    const mocked = JSON.parse(
+      (
+        await bass(
+          "run",
+          "customers.create",
+          "--input",
+          "inputs/customers.create.json",
+          "--mock",
+          "mocks/customers.create.yaml",
+        )
+      ).stdout,
+    );
+    expect(mocked).toMatchObject({ status: "success", output: { payload: { customer_id: "P000042" } } });
   });
 });
