@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ParseError } from "jsonc-parser";
 import type { RunInput } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import { parseJson } from "../project/data-file.js";
 
 export interface ReadInputOptions {
   input: string;
@@ -29,8 +29,8 @@ async function readInput(options: ReadInputOptions): Promise<string> {
 }
 
 /** The input file: the request body, or with --input-envelope `{ payload, method, path, params, headers }`. */
-async function parseInput(text: string, file: string, envelope: boolean): Promise<RunInput> {
-  const value = await parseData(text, file === "-" ? "stdin" : file);
+function parseInput(text: string, file: string, envelope: boolean): RunInput {
+  const value = parseJson(text, file === "-" ? "stdin" : file);
   if (!envelope) return { payload: value };
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new BassError(
@@ -60,30 +60,4 @@ async function parseInput(text: string, file: string, envelope: boolean): Promis
     params: objectOf("params", params),
     headers: objectOf("headers", headers),
   };
-}
-
-/** JSON; a syntax error names the file, line and column, and never echoes the input (it may hold secrets). */
-async function parseData(text: string, file: string): Promise<unknown> {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // JSON.parse on Node 20 often gives no position; jsonc-parser, in strict JSON mode, finds it.
-    const { parse: parseJsonc, printParseErrorCode } = await import("jsonc-parser");
-    const errors: ParseError[] = [];
-    parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true });
-    const [first] = errors;
-    const offset = first?.offset ?? text.length;
-    const problem = first
-      ? printParseErrorCode(first.error)
-          .replace(/(?<=[a-z])(?=[A-Z])/g, " ")
-          .toLowerCase()
-      : "it is empty";
-    throw new BassError("INPUT_INVALID", `${file}${lineAndColumn(text, offset)}: not valid JSON: ${problem}`);
-  }
-}
-
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return `:${line}:${offset - before.lastIndexOf("\n")}`;
 }

@@ -81,9 +81,12 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   watcher?.close();
   const stopBy = Date.now() + graceMs;
   await server.close(graceMs);
-  // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.
-  await app.close(Math.max(0, stopBy - Date.now()));
-  requestLog.flush();
+  try {
+    // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.
+    await app.close(Math.max(0, stopBy - Date.now()));
+  } finally {
+    requestLog.flush();
+  }
   return 0;
 }
 

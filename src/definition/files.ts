@@ -101,6 +101,7 @@ function matchGlob(baseDir: string, pattern: string): string[] {
 /** `**` any folders, `*` any name part, `?` one character; everything else literal, as in a file name. */
 export function createGlobMatcher(glob: string): (path: string) => boolean {
   // Required on first use: most projects name folders, and every command start would load it otherwise.
-  const compile = createRequire(import.meta.url)("picomatch") as typeof picomatch;
-  return compile(glob, { dot: true, noextglob: true, nobrace: true, nobracket: true, nonegate: true });
+  const compile = createRequire(import.meta.url)("picomatch/posix") as typeof picomatch;
+  // Every character but the wildcards is escaped, so that ( ) [ ] { } ! + @ and \ stay part of a name.
+  return compile(glob.replace(/[^\w/*?.-]/g, "\\$&"), { dot: true });
 }

@@ -12,8 +12,8 @@ const nextUlid = monotonicFactory();
 /** A new run id: a ULID (millisecond time, then randomness), monotonic within the process so ids sort in creation order. */
 export function createRunId(now: number = Date.now()): string {
   // ulid reads a time of 0 as "now" and throws its own error type; a run id's time is checked here.
-  if (!Number.isInteger(now) || now < 0 || now > maxTime) {
-    throw new RangeError(`a run id's time must be a whole millisecond from 0 to ${maxTime}, not ${now}`);
+  if (!Number.isInteger(now) || now < 1 || now > maxTime) {
+    throw new RangeError(`a run id's time must be a whole millisecond from 1 to ${maxTime}, not ${now}`);
   }
   return nextUlid(now);
 }

@@ -9,6 +9,7 @@ import type { HandledResponse, ServeRequest } from "./context.js";
 import { createHandler } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
+import type { LogError } from "./problem.js";
 import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";
 
 export interface ServeAppOptions extends LoadServedSetOptions {
@@ -20,7 +21,7 @@ export interface ServeAppOptions extends LoadServedSetOptions {
   /** The idempotency store's clock (tests). */
   clock?: () => number;
   /** Where an unexpected error's stack goes, masked, before its 500. */
-  logError?: (error: unknown) => void;
+  logError?: LogError;
 }
 
 /** What a reload did: swapped in the changed set, or kept the last good one and says why. */
@@ -57,6 +58,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     clock: options.clock,
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
+  let reloads: Promise<unknown> = Promise.resolve();
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve }),
     history,
@@ -72,36 +74,48 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     idempotency,
     limiter,
     current: () => set,
-    async reload() {
-      let next: ReturnType<typeof loadServedSet>;
-      try {
-        next = loadServedSet(options);
-      } catch (error) {
-        // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
-        return { ok: false, why: `  ${(error as Error).message}` };
-      }
-      if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
-      if (sameSystems(set, next.set)) {
-        set = next.set;
-        return { ok: true, set };
-      }
-      try {
-        const old = systems;
-        await limiter.idle();
-        systems = await startSystemsOf(next.set, options);
-        set = next.set;
-        await old.adapters.close();
-        return { ok: true, set };
-      } catch (error) {
-        return { ok: false, why: `  ${(error as Error).message}` };
-      }
+    reload() {
+      // One reload at a time: two that overlap would both close the same old systems.
+      const outcome = reloads.then(swapIn);
+      reloads = outcome;
+      return outcome;
     },
     async close(graceMs = 0) {
-      await limiter.idle(graceMs);
-      await Promise.all([history.flush(), idempotency.flush()]);
-      await systems.adapters.close();
+      await reloads;
+      try {
+        await limiter.idle(graceMs);
+        await Promise.all([history.flush(), idempotency.flush()]);
+      } finally {
+        await systems.adapters.close();
+      }
     },
   };
+
+  /** Loads the project again and swaps the set in, starting its systems anew when they changed. */
+  async function swapIn(): Promise<ReloadOutcome> {
+    let next: ReturnType<typeof loadServedSet>;
+    try {
+      next = loadServedSet(options);
+    } catch (error) {
+      // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
+      return { ok: false, why: `  ${(error as Error).message}` };
+    }
+    if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
+    if (sameSystems(set, next.set)) {
+      set = next.set;
+      return { ok: true, set };
+    }
+    try {
+      const old = systems;
+      await limiter.idle();
+      systems = await startSystemsOf(next.set, options);
+      set = next.set;
+      await old.adapters.close();
+      return { ok: true, set };
+    } catch (error) {
+      return { ok: false, why: `  ${(error as Error).message}` };
+    }
+  }
 }
 
 interface StartedSystems {

@@ -160,7 +160,7 @@ function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
       payload: readDataFile(
         path,
         `input_file ${testCase.input_file} (${entry.file} case ${JSON.stringify(testCase.name)})`,
-        { parse: JSON.parse },
+        { json: true },
       ),
     };
   }

@@ -23,6 +23,13 @@ describe("createGlobMatcher", () => {
     ["{a,b}.yaml", "a.yaml", false],
     ["[ab].yaml", "a.yaml", false],
     ["!a.yaml", "b.yaml", false],
+    ["!a*.yaml", "!ab.yaml", true],
+    ["*(v1).yaml", "x(v1).yaml", true],
+    ["a(b)*.yaml", "a(b)c.yaml", true],
+    ["a\\b*.yaml", "a\\bc.yaml", true],
+    ["a\\b*.yaml", "ab.yaml", false],
+    ["x+y/**/*.yaml", "x+y/q/r.yaml", true],
+    ["é*.yaml", "éa.yaml", true],
   ])("%s on %s → %s", (glob, path, matches) => {
     expect(createGlobMatcher(glob)(path)).toBe(matches);
   });

@@ -61,7 +61,7 @@ describe("run ids", () => {
     expect(runIdTime(text)).toBeNaN();
   });
 
-  it.each([[-1], [1.5], [2 ** 48], [Number.NaN]])("refuse the time %d", (now) => {
+  it.each([[-1], [0], [1.5], [2 ** 48], [Number.NaN]])("refuse the time %d", (now) => {
     expect(() => createRunId(now)).toThrow(RangeError);
   });
 });
