@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { listTestFiles } from "../definition/files.js";
-import { type Env, resolveProject } from "../definition/load.js";
+import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
+import { openProject } from "../project/open.js";
 import { expectedOutput, outputOf } from "../testing/expectations.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
 import { writeFileAtomic } from "../write-atomic.js";
@@ -27,7 +28,7 @@ export async function runTestCommand(
   options: TestCommandOptions,
   output: Output,
 ): Promise<number> {
-  const project = resolveProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  const project = openProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
   for (const path of paths) {
     if (!existsSync(resolve(options.cwd, path)))
       throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
@@ -40,7 +41,7 @@ export async function runTestCommand(
   const { results, loaded } = await runTests({
     cwd: options.cwd,
     env: options.env,
-    projectDir: options.project,
+    project,
     files,
     onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
   });

@@ -46,7 +46,7 @@ export function resolveHistoryOptions(
 
 /**
  * A store of run records in `dir`, kept as JSON lines in segment files (see files.ts). Records
- * wait as pending lines and are appended a batch at a time, one write per batch (history-batches.ts).
+ * wait as pending lines and are appended a batch at a time, one write per batch (batches.ts).
  * A line is whole or absent after `kill -9` for every reader, since readers skip a line that is not whole.
  */
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {

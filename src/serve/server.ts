@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { BassError } from "../errors.js";
 import { type Batch, createBatch } from "./batch.js";
 import type { HandledResponse, ServeRequest } from "./context.js";
-import { createErrorLog, createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
+import { createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
 
 export interface StartServerOptions {
@@ -19,8 +19,8 @@ export interface StartServerOptions {
   handle(request: ServeRequest): Promise<HandledResponse>;
   /** One line per request: method, path (masked), status, duration, run id. */
   log(line: string): void;
-  /** Gets each error serve did not expect before its 500 (default: its stack on stderr). */
-  logError?: LogError;
+  /** Gets each error serve did not expect before its 500; the caller masks it, as only it knows the secrets. */
+  logError: LogError;
 }
 
 export interface RunningServer {
@@ -37,12 +37,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const answers = createAnswerQueue();
-  const logError =
-    options.logError ??
-    createErrorLog(
-      (text) => process.stderr.write(text),
-      () => [],
-    );
+  const { logError } = options;
   const server = createServer({ maxHeaderSize, keepAliveTimeout: 5000 }, (request, response) => {
     inFlight++;
     const started = performance.now();

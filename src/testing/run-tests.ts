@@ -11,7 +11,7 @@ import {
   readCassette,
 } from "../project/adapters.js";
 import { readDataFile } from "../project/data-file.js";
-import { openHistory, openProject, type Project } from "../project/open.js";
+import { openHistory, type Project } from "../project/open.js";
 import { assertUsable } from "../project/usable.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
@@ -32,9 +32,10 @@ export interface CaseResult {
 }
 
 export interface RunTestsOptions {
+  /** The project as `openProject` opened it, every definition loaded. */
+  project: Project;
   cwd: string;
   env: Env;
-  projectDir?: string | undefined;
   /** `*.test.yaml` files to run (absolute paths). */
   files: readonly string[];
   /** How many cases run at once. */
@@ -53,7 +54,7 @@ export async function runTests(
   options: RunTestsOptions,
 ): Promise<{ results: CaseResult[]; loaded: LoadedTests[] }> {
   const load = { cwd: options.cwd, env: options.env };
-  const project = openProject({ ...load, projectDir: options.projectDir });
+  const { project } = options;
   assertUsable(project.issues, "the project");
   const loaded = options.files.map((path) => loadTests(path, load));
   const compiled = new Map<string, CompiledIntegration>();

@@ -31,12 +31,14 @@ describe("the request target", () => {
     expect(handled.status).toBe(status);
     if (status >= 400) expect(handled.headers["content-type"]).toBe("application/problem+json");
 
+    const unexpected: unknown[] = [];
     const server = await startServer({
       host: "127.0.0.1",
       port: 0,
       bodyLimitBytes: 1024,
       handle,
       log: () => {},
+      logError: (error) => unexpected.push(error),
     });
     try {
       const port = Number(new URL(server.url).port);
@@ -46,6 +48,7 @@ describe("the request target", () => {
     } finally {
       await server.close();
     }
+    expect(unexpected).toEqual([]);
   });
 });
 
