@@ -30,8 +30,8 @@ export interface ServeCommandOptions {
 export async function runServe(options: ServeCommandOptions, output: Output): Promise<number> {
   const signal = options.stopped ? undefined : waitForStopSignal();
   let app: ServeApp;
-  // The secrets of the set served at the time: --watch may swap it.
-  const logError = createErrorLog(output.stderr, () => app.current().project.secrets);
+  // Every set's secrets: a run of a set --watch swapped out may still fail after the swap.
+  const logError = createErrorLog(output.stderr, () => app.secrets());
   try {
     app = await createServeApp({
       cwd: options.cwd,

@@ -34,6 +34,8 @@ export interface ServeApp {
   limiter: Limiter;
   /** The set serving now. */
   current(): ServedSet;
+  /** The secrets of every set served since the start: a run of an earlier set may still be going on. */
+  secrets(): Iterable<string>;
   /** Loads the project again (`--watch`); a set that does not validate, or whose systems fail, is not swapped in. */
   reload(): Promise<ReloadOutcome>;
   /** Waits up to `graceMs` for the runs in progress (async ones too), then flushes the stores and stops the systems. */
@@ -59,6 +61,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   let reloads: Promise<unknown> = Promise.resolve();
+  const servedSecrets = new Set(set.project.secrets);
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve }),
     history,
@@ -74,6 +77,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     idempotency,
     limiter,
     current: () => set,
+    secrets: () => servedSecrets,
     reload() {
       // One reload at a time: two that overlap would both close the same old systems.
       const outcome = reloads.then(swapIn);
@@ -101,6 +105,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       return { ok: false, why: `  ${(error as Error).message}` };
     }
     if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
+    for (const secret of next.set.project.secrets) servedSecrets.add(secret);
     if (sameSystems(set, next.set)) {
       set = next.set;
       return { ok: true, set };

@@ -1,0 +1,42 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createServeApp } from "../../src/serve/app.js";
+import { createTempDir } from "../_helpers.js";
+
+const projectWith = (variable: string) =>
+  `systems:\n  transform:\n    adapter: echo\n    headers: { X-Key: "\${env:${variable}}" }\n`;
+const integration = "name: a\nendpoints:\n  - { method: GET, path: /a }\n";
+
+describe("createServeApp", () => {
+  it("swaps in a changed project on reload and keeps masking the secrets of the sets before it", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": projectWith("FIRST"),
+      "integrations/a.yaml": integration,
+    });
+    const env = { FIRST: "first-secret", SECOND: "second-secret" };
+    const app = await createServeApp({ cwd: dir, env, projectDir: dir });
+    onTestFinished(() => app.close());
+    expect([...app.secrets()]).toEqual(["first-secret"]);
+
+    writeFileSync(join(dir, "bass.config.yaml"), projectWith("SECOND"));
+    const outcome = await app.reload();
+    expect(outcome.ok).toBe(true);
+    expect(app.current().project.secrets).toEqual(["second-secret"]);
+    expect([...app.secrets()].sort()).toEqual(["first-secret", "second-secret"]);
+  });
+
+  it("keeps the last good set when the changed project does not validate", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": projectWith("FIRST"),
+      "integrations/a.yaml": integration,
+    });
+    const app = await createServeApp({ cwd: dir, env: { FIRST: "first-secret" }, projectDir: dir });
+    onTestFinished(() => app.close());
+    const first = app.current();
+    writeFileSync(join(dir, "integrations/a.yaml"), "name: a\nnot_a_key: 1\n");
+    const outcome = await app.reload();
+    expect(outcome).toMatchObject({ ok: false, why: expect.stringContaining("integrations/a.yaml") });
+    expect(app.current()).toBe(first);
+  });
+});
