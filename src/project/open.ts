@@ -55,23 +55,8 @@ export interface Project {
 
 /** Finds the project file, loads it and the definitions asked for, and lints what it loaded. */
 export function openProject(options: OpenProjectOptions): Project {
-  const load = { cwd: options.cwd, env: options.env };
-  const resolved = resolveProject({ ...load, projectDir: options.projectDir });
-  const choice = options.definitions ?? "all";
-  const lintOptions = { requestSchemas: options.requestSchemas ?? false };
-  let definitions: LoadedDefinition[] = [];
-  let issues: Issue[];
-  if (choice === "all") {
-    definitions = resolved.definitionFiles.map((file) => loadFile<Definition>(file, "definition", load));
-    issues = lintProject({ ...resolved, definitions }, lintOptions);
-  } else if (choice === "none") {
-    issues = resolved.config.issues;
-  } else {
-    const definition = findDefinition(choice.name, resolved, load);
-    definitions = [definition];
-    const context = createReferenceContext(resolved.config, lintOptions);
-    issues = [...lintProjectFile(resolved.config), ...lintDefinition(definition, context).issues];
-  }
+  const resolved = resolveProject(options);
+  const { definitions, issues } = loadChosen(resolved, options);
   // A project file that is not a map has findings that stop every command; its limits are the defaults.
   const config = resolved.config.value ?? {};
   return {
@@ -88,6 +73,27 @@ export function openProject(options: OpenProjectOptions): Project {
       runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
     },
   };
+}
+
+/** The definitions a command asked for, and the findings of them and of the project file. */
+function loadChosen(
+  resolved: ResolvedProject,
+  options: OpenProjectOptions,
+): { definitions: LoadedDefinition[]; issues: Issue[] } {
+  const load = { cwd: options.cwd, env: options.env };
+  const lintOptions = { requestSchemas: options.requestSchemas ?? false };
+  const choice = options.definitions ?? "all";
+  if (choice === "none") return { definitions: [], issues: resolved.config.issues };
+  if (choice === "all") {
+    const definitions = resolved.definitionFiles.map((file) =>
+      loadFile<Definition>(file, "definition", load),
+    );
+    return { definitions, issues: lintProject({ ...resolved, definitions }, lintOptions) };
+  }
+  const definition = findDefinition(choice.name, resolved, load);
+  const context = createReferenceContext(resolved.config, lintOptions);
+  const issues = [...lintProjectFile(resolved.config), ...lintDefinition(definition, context).issues];
+  return { definitions: [definition], issues };
 }
 
 /** The project's run history, its errors masked with the project's secrets. */
