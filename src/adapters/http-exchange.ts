@@ -1,5 +1,6 @@
-import { type Dispatcher, errors, request } from "undici";
+import type { Dispatcher } from "undici";
 import type { PreparedRequest } from "./http-request.js";
+import { errors, request } from "./undici.js";
 
 /** How one request ended: an answer (its body as text), a body over the limit, a stop, or a transport error. */
 export type ExchangeOutcome =
@@ -58,8 +59,9 @@ async function receive(
 ): Promise<ExchangeOutcome> {
   let status = 0;
   try {
-    const response = await request(`${origin}${path}`, {
-      dispatcher,
+    const response = await request.call(dispatcher, {
+      origin,
+      path,
       method: method as Dispatcher.HttpMethod,
       headers,
       body,

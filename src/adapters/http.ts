@@ -1,11 +1,12 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type Dispatcher, Pool } from "undici";
+import type { Dispatcher } from "undici";
 import type { SystemConfig } from "../definition/types.js";
 import type { Adapter, AdapterCallContext, AdapterResponse } from "./adapter.js";
 import { type ExchangeOutcome, type Stop, sendRequest, stopped } from "./http-exchange.js";
 import { type PreparedRequest, parseBaseUrl, prepareRequest } from "./http-request.js";
 import { MAX_RESPONSE_BYTES, parseHttpResponse } from "./http-response.js";
 import { backoffDelay, isRetryableStatus, isRetryableTransportError, mayRepeat } from "./http-retry.js";
+import { Pool } from "./undici.js";
 
 export interface HttpAdapterOptions {
   /** Sends the requests instead of a pool of its own (a MockAgent in tests); the caller closes it and sets its response size limit. */
