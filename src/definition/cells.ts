@@ -1,7 +1,7 @@
 import { parseFieldPath } from "./field-path.js";
 import { objectItems } from "./object-items.js";
 import { type Definition, integrationHooks, serviceRequestHooks } from "./types.js";
-import { formatPath, type ValuePath } from "./yaml-source.js";
+import { formatPath, type ValuePath } from "./value-path.js";
 
 /** Every loop variable of SPEC §4.2. */
 export const loopVariables = [

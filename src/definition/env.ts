@@ -1,4 +1,4 @@
-import type { ValuePath } from "./yaml-source.js";
+import type { ValuePath } from "./value-path.js";
 
 /** `${env:NAME}` or `${env:NAME:-default}`. */
 const envReference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

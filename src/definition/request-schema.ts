@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { isObject } from "../objects.js";
 import { pointerSegments } from "./schema.js";
-import type { ValuePath } from "./yaml-source.js";
+import type { ValuePath } from "./value-path.js";
 
 // Both required on first use: a project without a request_schema never loads them.
 const require = createRequire(import.meta.url);

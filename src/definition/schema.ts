@@ -3,7 +3,8 @@ import type { ErrorObject } from "ajv";
 import { definition, project, test } from "../../schema/validators.js";
 import type { Issue } from "./issue.js";
 import type { RuleId } from "./rules.js";
-import { formatPath, type ValuePath, type YamlSource } from "./yaml-source.js";
+import { formatPath, type ValuePath } from "./value-path.js";
+import type { YamlSource } from "./yaml-source.js";
 
 export type SchemaName = "definition" | "project" | "test";
 

@@ -1,8 +1,13 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
 import type { Issue } from "./issue.js";
-
-/** A path into a parsed value: object keys and array indexes. */
-export type ValuePath = readonly (string | number)[];
+import {
+  type NodePlace,
+  placeInString,
+  placeKey,
+  type SourceSnapshot,
+  type StringPlace,
+} from "./source-snapshot.js";
+import type { Position, ValuePath } from "./value-path.js";
 
 /** A YAML file parsed with its source positions, so every value can be traced to its line and column. */
 export interface YamlSource {
@@ -15,25 +20,8 @@ export interface YamlSource {
    * string whose source differs from its value (escapes, folded lines) it gives the start of the value.
    */
   locateInString(path: ValuePath, line: number, column: number): Position;
-}
-
-/**
- * Formats a value path the way errors name places: `service_requests[0].field_mappings[2].value`. A key
- * that is not a plain name is quoted, `systems["core api"]`, so that no key prints raw into a terminal.
- */
-export function formatPath(path: ValuePath): string {
-  return path
-    .map((segment, index) => {
-      if (typeof segment === "number") return `[${segment}]`;
-      if (!/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(segment)) return `[${JSON.stringify(segment)}]`;
-      return index ? `.${segment}` : segment;
-    })
-    .join("");
-}
-
-export interface Position {
-  line: number;
-  column: number;
+  /** The value and the places of its nodes as plain data, which `restoreYamlSource` answers from without the parser. */
+  snapshot(): SourceSnapshot;
 }
 
 /** Parses YAML text; syntax problems come back as `yaml-syntax` issues, never thrown. A byte order mark is dropped first. */
@@ -84,23 +72,47 @@ export function parseYamlSource(file: string, input: string): { source: YamlSour
   // without escapes) maps to exact places; inside any other the value's start is as near as is honest.
   function locateInString(path: ValuePath, line: number, column: number): Position {
     const found = walk(doc.contents, path);
-    const node = found.node;
-    const fallback = () => locate(path, "value");
-    if (!found.complete || !isScalar(node) || typeof node.value !== "string" || !node.range)
-      return fallback();
+    const place = found.complete ? stringPlace(found.node) : undefined;
+    return placeInString(place, line, column) ?? locate(path, "value");
+  }
+
+  function stringPlace(node: unknown): StringPlace | undefined {
+    if (!isScalar(node) || typeof node.value !== "string" || !node.range) return undefined;
     const [start, end] = node.range;
     if (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED") {
       const firstLine = at(start).line + 1;
       const indent = verbatimBlockIndent(node.value, (index) => lineText(firstLine + index));
-      if (indent === undefined || line > node.value.split("\n").length) return fallback();
-      return { line: firstLine + line - 1, column: indent + column + 1 };
+      if (indent === undefined) return undefined;
+      return { block: { firstLine, indent, lines: node.value.split("\n").length } };
     }
     const quote = node.type === "PLAIN" ? 0 : 1;
-    if (line !== 1 || text.slice(start + quote, end - quote) !== node.value) return fallback();
-    return at(start + quote + column);
+    if (text.slice(start + quote, end - quote) !== node.value) return undefined;
+    return { inline: at(start + quote) };
   }
 
-  return { source: { file, text, value: doc.toJS({ maxAliasCount: 100 }), locate, locateInString }, issues };
+  function placeOf(node: unknown, pair: Pair | undefined): NodePlace {
+    const place: NodePlace = { value: at(isNodeWithRange(node) ? node.range[0] : 0) };
+    if (pair && isNodeWithRange(pair.key)) place.key = at(pair.key.range[0]);
+    const inString = stringPlace(node);
+    if (inString) place.string = inString;
+    return place;
+  }
+
+  /** Every node's places, as `walk` and `locate` find them: the first of duplicate keys wins. */
+  function snapshot(): SourceSnapshot {
+    const places: Record<string, NodePlace> = {};
+    const visit = (node: unknown, path: (string | number)[], pair: Pair | undefined): void => {
+      const key = placeKey(path);
+      if (key in places) return;
+      places[key] = placeOf(node, pair);
+      for (const child of childrenOf(node)) visit(child.node, [...path, child.segment], child.pair);
+    };
+    visit(doc.contents, [], undefined);
+    return { value, places };
+  }
+
+  const value = doc.toJS({ maxAliasCount: 100 });
+  return { source: { file, text, value, locate, locateInString, snapshot }, issues };
 }
 
 /** A plain copy of `process.env`, taken at the first parse; see withPlainEnv. */
@@ -122,6 +134,18 @@ function withPlainEnv<T>(work: () => T): T {
   } finally {
     process.env = env;
   }
+}
+
+/** The nodes under a map's scalar keys or in a sequence, as `walk` steps into them. */
+function childrenOf(node: unknown): { node: unknown; segment: string | number; pair: Pair | undefined }[] {
+  if (isMap(node))
+    return node.items.flatMap((item) =>
+      isPair(item) && isScalar(item.key)
+        ? [{ node: item.value ?? item.key, segment: String(item.key.value), pair: item }]
+        : [],
+    );
+  if (isSeq(node)) return node.items.map((item, index) => ({ node: item, segment: index, pair: undefined }));
+  return [];
 }
 
 interface Found {

@@ -2,7 +2,7 @@ import type { Identifier, Node, Pattern } from "acorn";
 import { ancestor, simple } from "acorn-walk";
 import { parseCell } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
-import type { Position, ValuePath } from "../definition/yaml-source.js";
+import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { cellGlobals } from "./globals.js";
 

@@ -11,7 +11,7 @@ import {
   serviceRequestHooks,
   type ValueType,
 } from "../definition/types.js";
-import { formatPath, type ValuePath } from "../definition/yaml-source.js";
+import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell } from "./cell.js";
 import { createValueMapper } from "./value-mapping.js";

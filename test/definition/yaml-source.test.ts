@@ -1,10 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import {
-  formatPath,
-  type Position,
-  parseYamlSource,
-  type ValuePath,
-} from "../../src/definition/yaml-source.js";
+import { formatPath, type Position, type ValuePath } from "../../src/definition/value-path.js";
+import { parseYamlSource } from "../../src/definition/yaml-source.js";
 
 const text = `name: a
 systems:

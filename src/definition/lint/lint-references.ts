@@ -4,7 +4,7 @@ import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
 import { requestSchemaProblems } from "../request-schema.js";
 import type { Definition, SystemConfig } from "../types.js";
-import type { ValuePath } from "../yaml-source.js";
+import type { ValuePath } from "../value-path.js";
 import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 

@@ -1,6 +1,6 @@
 import { stripEnvReferences } from "../env.js";
 import type { LoadedFile } from "../load.js";
-import { formatPath, type ValuePath } from "../yaml-source.js";
+import { formatPath, type ValuePath } from "../value-path.js";
 import type { Report } from "./report.js";
 
 /** Last words of a name whose value is a credential: the token of `X-Auth-Token`, not of `X-Token-Name`. */

@@ -1,7 +1,7 @@
 import { compareIssues, hasFailures, type Issue } from "../issue.js";
 import type { LoadedDefinition, LoadedFile, LoadedProject } from "../load.js";
 import type { Definition, ProjectConfig } from "../types.js";
-import type { Position } from "../yaml-source.js";
+import type { Position } from "../value-path.js";
 import { lintCells } from "./lint-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
 import { lintSecrets } from "./lint-secrets.js";

@@ -1,7 +1,7 @@
 import type { Issue, Severity } from "../issue.js";
 import type { LoadedFile } from "../load.js";
 import type { RuleId } from "../rules.js";
-import type { Position, ValuePath } from "../yaml-source.js";
+import type { Position, ValuePath } from "../value-path.js";
 
 /** Adds one finding; `at` is a value path (placed at its key, or its value) or an exact position. */
 export type Report = (
