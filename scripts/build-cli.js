@@ -2,7 +2,27 @@
 // small ones tsc writes. The entry holds only the commander wiring, so `--version` and `--help` load no
 // command; each command, and each heavy dependency a command imports lazily, is a chunk of its own.
 // tsc's per-file dist/ stays as it is: it is the package's API (`exports`) and what tests spawn directly.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { build } from "esbuild";
+
+/**
+ * What the project cache's entries are keyed by (src/project/cache.ts): a hash of everything the bundle is
+ * built from, so that no build reads what another build worked out.
+ */
+function buildId() {
+  const hash = createHash("sha256");
+  const files = ["package-lock.json", ...["src", "schema"].flatMap((dir) => listFiles(dir))].sort();
+  for (const file of files) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  return hash.digest("hex").slice(0, 16);
+}
+
+function listFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
 
 /**
  * commander requires node:child_process at load, for subcommands that are executables of their own
@@ -21,6 +41,25 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * undici's client requires its HTTP/2 half at load, which loads node:http2 and node:tls; bass speaks
+ * HTTP/1.1 to its systems (undici's default), so the bundle requires that half on its first call.
+ */
+const lazyHttp2Client = {
+  name: "lazy-http2-client",
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
+      const eager = "const connectH2 = require('./client-h2.js')";
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes(eager)) throw new Error(`${args.path} no longer holds: ${eager}`);
+      return {
+        contents: source.replace(eager, "const connectH2 = (...args) => require('./client-h2.js')(...args)"),
+        loader: "js",
+      };
+    });
+  },
+};
+
 await build({
   entryPoints: { main: "src/cli/main.ts" },
   outdir: "dist/cli-bundle",
@@ -34,7 +73,8 @@ await build({
     js: 'import { createRequire as __bassCreateRequire } from "node:module";\nconst require = __bassCreateRequire(import.meta.url);',
   },
   chunkNames: "chunk-[hash]",
+  define: { __BASS_BUILD_ID__: JSON.stringify(buildId()) },
   legalComments: "none",
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, lazyHttp2Client],
   logLevel: "warning",
 });

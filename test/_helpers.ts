@@ -7,9 +7,8 @@ import type { AdapterResolver } from "../src/adapters/adapter.js";
 import { echoAdapter } from "../src/adapters/echo.js";
 import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import type { Issue } from "../src/definition/issue.js";
-import { compileIntegration } from "../src/engine/compile.js";
 import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
-import { openProject } from "../src/project/open.js";
+import { openProjectFiles } from "../src/project/open-files.js";
 import { assertUsable } from "../src/project/usable.js";
 
 /** A temporary folder holding `files` (path → text), removed when the test ends. */
@@ -45,7 +44,7 @@ export function lintDefinition(definition: string, options: LintFixtureOptions =
     "integrations/a.yaml": definition,
     ...options.more,
   });
-  return openProject({ cwd: dir, env: options.env ?? {}, requestSchemas: true }).issues;
+  return openProjectFiles({ cwd: dir, env: options.env ?? {}, requestSchemas: true }).project.issues;
 }
 
 export interface CliResult {
@@ -110,12 +109,12 @@ export function startDefinition(
     "bass.config.yaml": options.project ?? defaultProjectFile,
     "integrations/a.yaml": definition,
   });
-  const project = openProject({ cwd: dir, env: options.env ?? {} });
+  const { project } = openProjectFiles({ cwd: dir, env: options.env ?? {} });
   assertUsable(project.issues, "the test definition");
   const [loaded] = project.definitions;
   if (!loaded) throw new Error("no definition loaded");
   const mock = createMockAdapter(options.mocks ?? {}, "mocks");
-  return startIntegration(compileIntegration(loaded), input, {
+  return startIntegration(project.compile(loaded), input, {
     cellTimeoutMs: options.cellTimeoutMs ?? project.limits.cellTimeoutMs,
     runTimeoutMs: options.runTimeoutMs ?? project.limits.runTimeoutMs,
     adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),

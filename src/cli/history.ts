@@ -25,7 +25,7 @@ export async function runHistoryList(
   options: HistoryOptions,
   output: Output,
 ): Promise<number> {
-  const records = await historyOf(options).list(filter);
+  const records = await (await historyOf(options)).list(filter);
   output.stdout(
     options.json ? `${JSON.stringify(records, null, 2)}\n` : `${renderRunList(records, output.paint)}\n`,
   );
@@ -92,19 +92,20 @@ async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> 
       `${JSON.stringify(id)} is not a run id (26 characters such as 01JD8X4ZQ5M2V7K3N9P6R1T0WY); bass history lists the runs`,
     );
   }
-  const record = await historyOf(options).read(id);
+  const record = await (await historyOf(options)).read(id);
   if (!record)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
   return record;
 }
 
 /** The history store of the project found from the options; a project file with errors cannot be used. */
-function historyOf(options: HistoryOptions): HistoryStore {
-  const project = openProject({
+async function historyOf(options: HistoryOptions): Promise<HistoryStore> {
+  const project = await openProject({
     cwd: options.cwd,
     env: options.env,
     projectDir: options.project,
     definitions: "none",
+    cache: true,
   });
   const error = project.issues.find((issue) => issue.severity === "error");
   if (error) {

@@ -16,7 +16,7 @@ export interface OpenApiCommandOptions {
 
 /** `bass openapi [--out FILE]`: the OpenAPI 3.1 document of the endpoints `bass serve` answers. */
 export async function runOpenApi(options: OpenApiCommandOptions, output: Output): Promise<number> {
-  const loaded = loadServedSet({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  const loaded = await loadServedSet({ cwd: options.cwd, env: options.env, projectDir: options.project });
   if (!loaded.ok) {
     throw new BassError(
       "DEFINITION_INVALID",

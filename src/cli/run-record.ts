@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { stringify as stringifyYaml } from "yaml";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, createRecorder } from "../adapters/cassette.js";
 import type { RunResult } from "../engine/run.js";
@@ -22,12 +21,14 @@ export function createRunRecording(adapters: AdapterResolver, file: string, cwd:
         recorded_at: new Date().toISOString(),
         exchanges: recorder.exchanges,
       };
-      await writeFileAtomic(resolve(cwd, file), format(file, result.mask(cassette)));
+      await writeFileAtomic(resolve(cwd, file), await format(file, result.mask(cassette)));
     },
   };
 }
 
-function format(file: string, cassette: Cassette): string {
+async function format(file: string, cassette: Cassette): Promise<string> {
   if (file.endsWith(".json")) return `${JSON.stringify(cassette, null, 2)}\n`;
+  // Loaded on first use: a run that records nothing needs no YAML writer.
+  const { stringify: stringifyYaml } = await import("../yaml-text.js");
   return `# Recorded by bass run --record, masked: replay it with bass run --replay ${file}\n${stringifyYaml(cassette)}`;
 }

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
-import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import type { CompiledIntegration } from "../engine/compile.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import {
@@ -10,6 +10,7 @@ import {
   readCassette,
   readMockFile,
 } from "../project/adapters.js";
+import { openProjectCache, type ProjectCache } from "../project/cache.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings } from "../project/usable.js";
 import type { Output } from "./output.js";
@@ -32,18 +33,19 @@ export interface RunCommandOptions {
 
 /** `bass run <name> --input <file|->`: runs one integration, prints its output and masked history; exit 0 / 1. */
 export async function runRun(name: string, options: RunCommandOptions, output: Output): Promise<number> {
-  const project = openProject({
+  const project = await openProject({
     cwd: options.cwd,
     env: options.env,
     projectDir: options.project,
     definitions: { name },
+    cache: true,
   });
   assertUsable(project.issues, `integration ${name}`);
   output.stderr(formatWarnings(project.issues));
 
   const input = await readRunInput(options);
-  const integration = compileIntegration(project.definitions[0] as LoadedDefinition);
-  const choice = adapterChoice(options);
+  const integration = project.compile(project.definitions[0] as LoadedDefinition);
+  const choice = await adapterChoice(options, openProjectCache(project.dir));
   const adapters = createProjectAdapters(project);
   try {
     const resolved = await adapters.resolverFor(choice);
@@ -57,19 +59,19 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
 }
 
 /** `--mock FILE`, `--replay FILE`, or the project's systems. */
-function adapterChoice(options: RunCommandOptions): AdapterChoice {
+async function adapterChoice(options: RunCommandOptions, cache: ProjectCache): Promise<AdapterChoice> {
   if (options.mock && options.replay)
     throw new BassError("USAGE", "--mock and --replay cannot be used together");
   if (options.mock)
     return {
       kind: "mock",
-      answers: readMockFile(resolve(options.cwd, options.mock), options.mock),
+      answers: await readMockFile(resolve(options.cwd, options.mock), options.mock, cache),
       source: options.mock,
     };
   if (options.replay)
     return {
       kind: "cassette",
-      cassette: readCassette(resolve(options.cwd, options.replay), options.replay),
+      cassette: await readCassette(resolve(options.cwd, options.replay), options.replay, cache),
       source: options.replay,
     };
   return { kind: "live" };

@@ -28,7 +28,12 @@ export async function runTestCommand(
   options: TestCommandOptions,
   output: Output,
 ): Promise<number> {
-  const project = openProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  const project = await openProject({
+    cwd: options.cwd,
+    env: options.env,
+    projectDir: options.project,
+    cache: true,
+  });
   for (const path of paths) {
     if (!existsSync(resolve(options.cwd, path)))
       throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);

@@ -1,4 +1,6 @@
+import type { Issue } from "./issue.js";
 import type { ValuePath } from "./value-path.js";
+import type { YamlSource } from "./yaml-source.js";
 
 /** `${env:NAME}` or `${env:NAME:-default}`. */
 const envReference = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -86,4 +88,22 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
 /** The text with every `${env:…}` reference removed: what is literally written in the file. */
 export function stripEnvReferences(text: string): string {
   return text.includes("${env:") ? text.replace(envReference, "") : text;
+}
+
+/** A file's value with `${env:…}` resolved, its secrets, and an `env-unset` warning for each unset variable. */
+export function resolveFileEnv<T>(
+  source: YamlSource,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: T; secrets: string[]; issues: Issue[] } {
+  const resolved = resolveEnv(source.value, env);
+  const issues = resolved.unset.map(
+    ({ name, path, line, column }): Issue => ({
+      file: source.file,
+      ...source.locateInString(path, line, column),
+      severity: "warning",
+      rule: "env-unset",
+      message: `environment variable ${name} is not set and has no default; set it or write \${env:${name}:-default}`,
+    }),
+  );
+  return { value: resolved.value as T, secrets: resolved.secrets, issues };
 }

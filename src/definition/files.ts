@@ -2,6 +2,9 @@ import { type Dirent, existsSync, readdirSync, type Stats, statSync } from "node
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type picomatch from "picomatch";
+import { BassError } from "../errors.js";
+import type { LoadedFile } from "./load.js";
+import type { ProjectConfig } from "./types.js";
 
 export const projectFileName = "bass.config.yaml";
 
@@ -104,4 +107,48 @@ export function createGlobMatcher(glob: string): (path: string) => boolean {
   const compile = createRequire(import.meta.url)("picomatch/posix") as typeof picomatch;
   // Every character but the wildcards is escaped, so that ( ) [ ] { } ! + @ and \ stay part of a name.
   return compile(glob.replace(/[^\w/*?.-]/g, "\\$&"), { dot: true });
+}
+
+/** The project file's path: `--project DIR`'s, or the first found from `cwd` upwards. */
+export function locateProjectFile(options: { cwd: string; projectDir?: string | undefined }): string {
+  const projectFile = options.projectDir
+    ? resolve(options.cwd, options.projectDir, projectFileName)
+    : findProjectFile(options.cwd);
+  if (!projectFile) {
+    throw new BassError(
+      "PROJECT_NOT_FOUND",
+      `no ${projectFileName} in ${options.cwd} or above; give --project DIR`,
+    );
+  }
+  return projectFile;
+}
+
+/**
+ * The definition files of a project: found with the resolved `integrations` patterns, each named as
+ * written, and the patterns that found none.
+ */
+export function findDefinitionFiles(
+  dir: string,
+  config: Pick<LoadedFile<ProjectConfig | null>, "source" | "value">,
+): { patterns: { pattern: string; written: string }[]; files: string[]; unmatched: string[] } {
+  const written = listOf((config.source.value as ProjectConfig | null)?.integrations);
+  const patterns = listOf(config.value?.integrations).flatMap((pattern, index) =>
+    typeof pattern === "string" ? [{ pattern, written: String(written[index]) }] : [],
+  );
+  const found = listDefinitionFiles(
+    dir,
+    patterns.map(({ pattern }) => pattern),
+  );
+  return { patterns, ...found };
+}
+
+/** The `integrations` entries: one folder or glob, or a list of them; "integrations" when absent. */
+function listOf(integrations: unknown): unknown[] {
+  return Array.isArray(integrations) ? integrations : [integrations ?? "integrations"];
+}
+
+/** A path as shown to the user: relative to the working directory when inside it, always with `/`. */
+export function displayPath(path: string, cwd: string): string {
+  const shown = relative(cwd, path);
+  return (shown.startsWith("..") ? path : shown).split(sep).join("/");
 }

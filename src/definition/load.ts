@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+import { dirname } from "node:path";
 import { BassError } from "../errors.js";
-import { resolveEnv } from "./env.js";
-import { findProjectFile, listDefinitionFiles, projectFileName } from "./files.js";
+import { resolveFileEnv } from "./env.js";
+import { displayPath, findDefinitionFiles, locateProjectFile } from "./files.js";
 import { hasFailures, type Issue } from "./issue.js";
 import { type SchemaName, validateSchema } from "./schema.js";
 import type { Definition, ProjectConfig } from "./types.js";
@@ -38,6 +38,8 @@ export interface LoadedProject {
 export interface LoadOptions {
   cwd: string;
   env: Env;
+  /** Every file read is added here, path → text (what a cache entry of the result depends on). */
+  texts?: Map<string, string>;
 }
 
 /** Reads, parses and schema-checks one YAML file; problems are issues, a missing file is a BassError. */
@@ -50,19 +52,18 @@ export function loadFile<T>(path: string, schema: SchemaName, options: LoadOptio
     const code = (error as NodeJS.ErrnoException).code === "ENOENT" ? "FILE_NOT_FOUND" : "FILE_UNREADABLE";
     throw new BassError(code, `cannot read ${file}: ${(error as Error).message}`);
   }
+  options.texts?.set(path, text);
   const { source, issues } = parseYamlSource(file, text);
   if (!hasFailures(issues)) issues.push(...validateSchema(schema, source));
-  const resolved = resolveEnv(source.value, options.env);
-  for (const { name, path: at, line, column } of resolved.unset) {
-    issues.push({
-      file,
-      ...source.locateInString(at, line, column),
-      severity: "warning",
-      rule: "env-unset",
-      message: `environment variable ${name} is not set and has no default; set it or write \${env:${name}:-default}`,
-    });
-  }
-  return { file, path, source, value: resolved.value as T, secrets: resolved.secrets, issues };
+  const resolved = resolveFileEnv<T>(source, options.env);
+  return {
+    file,
+    path,
+    source,
+    value: resolved.value,
+    secrets: resolved.secrets,
+    issues: [...issues, ...resolved.issues],
+  };
 }
 
 export interface LoadProjectOptions extends LoadOptions {
@@ -81,26 +82,10 @@ export interface ResolvedProject {
 
 /** Finds and loads the project file, and lists its definition files. */
 export function resolveProject(options: LoadProjectOptions): ResolvedProject {
-  const projectFile = options.projectDir
-    ? resolve(options.cwd, options.projectDir, projectFileName)
-    : findProjectFile(options.cwd);
-  if (!projectFile) {
-    throw new BassError(
-      "PROJECT_NOT_FOUND",
-      `no ${projectFileName} in ${options.cwd} or above; give --project DIR`,
-    );
-  }
+  const projectFile = locateProjectFile(options);
   const config = loadFile<ProjectConfig>(projectFile, "project", options);
   const dir = dirname(projectFile);
-  // Files are found with the resolved patterns; a pattern that finds none is named as written.
-  const written = listOf((config.source.value as ProjectConfig | null)?.integrations);
-  const patterns = listOf(config.value?.integrations).flatMap((pattern, index) =>
-    typeof pattern === "string" ? [{ pattern, written: String(written[index]) }] : [],
-  );
-  const { files, unmatched } = listDefinitionFiles(
-    dir,
-    patterns.map(({ pattern }) => pattern),
-  );
+  const { patterns, files, unmatched } = findDefinitionFiles(dir, config);
   const issues: Issue[] = patterns
     .filter(({ pattern }) => unmatched.includes(pattern))
     .map(({ written }) => ({
@@ -113,20 +98,9 @@ export function resolveProject(options: LoadProjectOptions): ResolvedProject {
   return { dir, config, definitionFiles: files, issues };
 }
 
-/** The `integrations` entries: one folder or glob, or a list of them; "integrations" when absent. */
-function listOf(integrations: unknown): unknown[] {
-  return Array.isArray(integrations) ? integrations : [integrations ?? "integrations"];
-}
-
 /** Loads the project file and every definition it names. */
 export function loadProject(options: LoadProjectOptions): LoadedProject {
   const { dir, config, definitionFiles, issues } = resolveProject(options);
   const definitions = definitionFiles.map((file) => loadFile<Definition>(file, "definition", options));
   return { dir, config, definitions, issues };
-}
-
-/** A path as shown to the user: relative to the working directory when inside it, always with `/`. */
-export function displayPath(path: string, cwd: string): string {
-  const shown = relative(cwd, path);
-  return (shown.startsWith("..") ? path : shown).split(sep).join("/");
 }

@@ -1,13 +1,21 @@
-import type { Identifier, Node, Pattern } from "acorn";
-import { ancestor, simple } from "acorn-walk";
-import { parseCell } from "../definition/cell-syntax.js";
+import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
-import { cellGlobals } from "./globals.js";
 
 /** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
+
+/**
+ * A cell's code as the engine runs it (free names read from the namespace, deadline checks in loops), or
+ * why it does not parse: plain data, so that it can be kept between processes (`prepareCell` makes it).
+ */
+export type PreparedCell =
+  | { ok: true; form: CellForm; code: string }
+  | { ok: false; message: string; line: number; column: number };
+
+/** Prepares a cell's code for the names always in its namespace. */
+export type PrepareCell = (code: string, namespaceNames: ReadonlySet<string>) => PreparedCell;
 
 /** A cell compiled once per definition and run many times. */
 export interface CompiledCell {
@@ -54,21 +62,24 @@ function lookup(namespace: Namespace, name: string): unknown {
   throw new ReferenceError(`${name} is not defined`);
 }
 
-/** Compiles a cell into a plain function: free names read the namespace, loops check the deadline. */
-export function compileCell(cell: CellRef, context: CompileCellContext): CompiledCell {
-  const parsed = parseCell(cell.code);
+/** Compiles a prepared cell into a plain function: free names read the namespace, loops check the deadline. */
+export function compileCell(
+  cell: CellRef,
+  prepared: PreparedCell,
+  context: CompileCellContext,
+): CompiledCell {
   const at = (line: number, column = 0) =>
     context.locateInString(cell.path, line, column + (line === 1 ? (cell.offset ?? 0) : 0));
-  if (!parsed.ok) {
-    const where = at(parsed.position.line, parsed.position.column);
-    throw new BassError("DEFINITION_INVALID", `${cell.label}: ${parsed.message}`, {
+  if (!prepared.ok) {
+    const where = at(prepared.line, prepared.column);
+    throw new BassError("DEFINITION_INVALID", `${cell.label}: ${prepared.message}`, {
       position: { file: context.file, ...where },
     });
   }
   const id = nextCellId++;
-  const code = rewriteCell(cell.code, parsed.program, parsed.codeOffset, context.namespaceNames);
+  const { code } = prepared;
   const body =
-    parsed.form === "expression"
+    prepared.form === "expression"
       ? `"use strict";\nreturn (${code}\n);\n//# sourceURL=bass-cell-${id}`
       : `"use strict";\n${code}\n//# sourceURL=bass-cell-${id}`;
   const compiled = new Function("__ns", "__get", "__tick", "__thrown", body) as (
@@ -127,127 +138,4 @@ function toCellError(
       cause: error,
     },
   );
-}
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-/** The cell's code with free names read from the namespace and a deadline check at the top of every loop. */
-function rewriteCell(
-  code: string,
-  program: Node,
-  offset: number,
-  namespaceNames: ReadonlySet<string>,
-): string {
-  const declared = declaredNames(program);
-  const edits: Edit[] = [];
-  const access = (name: string, safe: boolean) =>
-    namespaceNames.has(name) || safe
-      ? `__ns[${JSON.stringify(name)}]`
-      : `__get(__ns, ${JSON.stringify(name)})`;
-  const isFree = (name: string) => !declared.has(name) && !cellGlobals.has(name);
-  const replace = (node: Node, text: string) =>
-    edits.push({ start: node.start - offset, end: node.end - offset, text });
-  const insert = (at: number, text: string) => edits.push({ start: at - offset, end: at - offset, text });
-
-  ancestor(program, {
-    Identifier(node, _state, ancestors) {
-      const identifier = node as Identifier;
-      if (!isFree(identifier.name)) return;
-      const parent = ancestors.at(-2);
-      const isTypeof = parent?.type === "UnaryExpression" && parent.operator === "typeof";
-      const text = access(identifier.name, isTypeof);
-      const shorthand = parent?.type === "Property" && parent.shorthand && parent.value === node;
-      replace(node, shorthand ? `${identifier.name}: ${text}` : text);
-    },
-    // Assignment targets arrive here too; a namespace name assigned to (`output = {…}`) is written there.
-    ...({
-      VariablePattern(node: Identifier) {
-        if (isFree(node.name) && namespaceNames.has(node.name))
-          replace(node, `__ns[${JSON.stringify(node.name)}]`);
-      },
-    } as object),
-    ...Object.fromEntries(
-      ["ForStatement", "ForInStatement", "ForOfStatement", "WhileStatement", "DoWhileStatement"].map(
-        (type) => [
-          type,
-          (node: Node & { body: Node }) => {
-            const body = node.body;
-            if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
-            else {
-              insert(body.start, "{__tick();");
-              insert(body.end, "}");
-            }
-          },
-        ],
-      ),
-    ),
-    // Recursion never reaches a loop: function bodies check the deadline too.
-    ...Object.fromEntries(
-      ["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"].map((type) => [
-        type,
-        (node: Node & { body: Node }) => {
-          const body = node.body;
-          if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
-          else {
-            insert(body.start, "(__tick(), ");
-            insert(body.end, ")");
-          }
-        },
-      ]),
-    ),
-    // A thrown string or plain object has no stack: the throw says where it stands.
-    ThrowStatement(node) {
-      const argument = (node as Node & { argument: Node }).argument;
-      const line = code.slice(0, node.start - offset).split("\n").length;
-      insert(argument.start, `__thrown(${line}, `);
-      insert(argument.end, ")");
-    },
-  });
-
-  edits.sort((a, b) => b.start - a.start || b.end - a.end);
-  let result = code;
-  for (const edit of edits) result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
-  return result;
-}
-
-/** Every name the cell declares anywhere: variables, functions, classes, parameters, catch bindings. */
-function declaredNames(program: Node): Set<string> {
-  const names = new Set<string>();
-  const addPattern = (pattern: Pattern | null | undefined): void => {
-    if (!pattern) return;
-    switch (pattern.type) {
-      case "Identifier":
-        names.add(pattern.name);
-        break;
-      case "ObjectPattern":
-        for (const property of pattern.properties)
-          addPattern(property.type === "RestElement" ? property.argument : property.value);
-        break;
-      case "ArrayPattern":
-        for (const element of pattern.elements) addPattern(element);
-        break;
-      case "RestElement":
-        addPattern(pattern.argument);
-        break;
-      case "AssignmentPattern":
-        addPattern(pattern.left);
-        break;
-    }
-  };
-  simple(program, {
-    VariableDeclarator: (node) => addPattern(node.id),
-    Function: (node) => {
-      if (node.id) names.add(node.id.name);
-      for (const param of node.params) addPattern(param);
-    },
-    CatchClause: (node) => addPattern(node.param),
-    Class: (node) => {
-      if (node.id) names.add(node.id.name);
-    },
-  });
-  return names;
 }

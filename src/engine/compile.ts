@@ -13,7 +13,7 @@ import {
 } from "../definition/types.js";
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
-import { type CompiledCell, compileCell } from "./cell.js";
+import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
 import { createValueMapper } from "./value-mapping.js";
 
 /** A field path whose bracket expressions are compiled cells. */
@@ -93,8 +93,8 @@ function bySequence<T extends { sequence?: number | undefined }>(
     .sort((a, b) => (a.item.sequence ?? 0) - (b.item.sequence ?? 0) || a.index - b.index);
 }
 
-/** Compiles every cell of a definition once. */
-export function compileIntegration(loaded: LoadedDefinition): CompiledIntegration {
+/** Compiles every cell of a definition once, each as `prepare` gives its code. */
+export function compileIntegration(loaded: LoadedDefinition, prepare: PrepareCell): CompiledIntegration {
   const definition = loaded.value;
   const requests = definition.service_requests ?? [];
   const namespaceNames = new Set<string>([
@@ -119,7 +119,7 @@ export function compileIntegration(loaded: LoadedDefinition): CompiledIntegratio
       bindings: [],
       ...(offset === undefined ? {} : { offset }),
     };
-    return compileCell(ref, context);
+    return compileCell(ref, prepare(code, namespaceNames), context);
   };
   const requiredCell = (path: ValuePath, code: Cell | undefined): CompiledCell => {
     const compiled = cell(path, code);

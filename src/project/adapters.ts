@@ -1,6 +1,7 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/cassette.js";
 import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
+import type { ProjectCache } from "./cache.js";
 import { readDataFile } from "./data-file.js";
 import type { Project } from "./open.js";
 import type { LiveSystems } from "./systems.js";
@@ -58,11 +59,14 @@ async function startLive(project: Project, options: ProjectAdaptersOptions): Pro
 }
 
 /** A `--mock` file (YAML or JSON): answers by formula variable. */
-export function readMockFile(path: string, label: string): MockAnswers {
-  return readDataFile(path, `the mock file ${label}`, { check: checkMockAnswers }) as MockAnswers;
+export async function readMockFile(path: string, label: string, cache?: ProjectCache): Promise<MockAnswers> {
+  return (await readDataFile(path, `the mock file ${label}`, {
+    check: checkMockAnswers,
+    cache,
+  })) as MockAnswers;
 }
 
 /** A cassette that `bass run --record` wrote (YAML or JSON). */
-export function readCassette(path: string, label: string): Cassette {
-  return readDataFile(path, `the cassette ${label}`, { check: checkCassette }) as Cassette;
+export async function readCassette(path: string, label: string, cache?: ProjectCache): Promise<Cassette> {
+  return (await readDataFile(path, `the cassette ${label}`, { check: checkCassette, cache })) as Cassette;
 }

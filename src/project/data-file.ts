@@ -1,38 +1,58 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ParseError } from "jsonc-parser";
-import { parse as parseYaml } from "yaml";
 import { BassError } from "../errors.js";
+import type { ProjectCache } from "./cache.js";
+
+export interface ReadDataFileOptions {
+  check?: (value: unknown) => string | undefined;
+  /** Where the parsed value is kept while the file is unchanged: the next read needs no YAML parser. */
+  cache?: ProjectCache | undefined;
+}
 
 /**
- * A file bass reads as a run's data (a mock file, a cassette, a test's input file): YAML (which JSON is
- * too), or with `json` strict JSON, checked with `check`. Errors name the file as `label`.
+ * A file bass reads as a run's data (a mock file, a cassette): YAML, which JSON is too, checked with
+ * `check`. Errors name the file as `label`.
  */
-export function readDataFile(
+export async function readDataFile(
   path: string,
   label: string,
-  options: { json?: boolean; check?: (value: unknown) => string | undefined } = {},
-): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new BassError("FILE_NOT_FOUND", `cannot read ${label}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = options.json ? parseJson(text, label) : parseYaml(text);
-  } catch (error) {
-    if (options.json) throw error;
-    // The first line only: the parser's code frame would print the file's own text, secrets included.
-    throw new BassError(
-      "INPUT_INVALID",
-      `${label} does not parse: ${(error as Error).message.split("\n")[0]}`,
-    );
+  options: ReadDataFileOptions = {},
+): Promise<unknown> {
+  const parts = ["data", path];
+  const cached = options.cache?.read<{ parsed: unknown }>(parts);
+  let value = cached?.value.parsed;
+  if (!cached) {
+    const text = readText(path, label);
+    // Loaded on first use: a run whose data files are all in the cache never loads the parser.
+    const { parse } = await import("../yaml-text.js");
+    try {
+      value = parse(text);
+    } catch (error) {
+      // The first line only: the parser's code frame would print the file's own text, secrets included.
+      throw new BassError(
+        "INPUT_INVALID",
+        `${label} does not parse: ${(error as Error).message.split("\n")[0]}`,
+      );
+    }
+    options.cache?.write(parts, new Map([[path, text]]), { parsed: value });
   }
   const problem = options.check?.(value);
   if (problem) throw new BassError("INPUT_INVALID", `${label}: ${problem}`);
   return value;
+}
+
+/** A JSON file bass reads as a run's data (a test's input file); errors name it as `label`. */
+export function readJsonFile(path: string, label: string): unknown {
+  return parseJson(readText(path, label), label);
+}
+
+function readText(path: string, label: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new BassError("FILE_NOT_FOUND", `cannot read ${label}: ${(error as Error).message}`);
+  }
 }
 
 /** JSON; a syntax error names the file, line and column, and never echoes the text (it may hold secrets). */

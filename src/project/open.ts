@@ -1,22 +1,12 @@
-import { basename, extname } from "node:path";
-import type { Issue } from "../definition/issue.js";
-import {
-  createReferenceContext,
-  lintDefinition,
-  lintProject,
-  lintProjectFile,
-} from "../definition/lint/lint.js";
-import {
-  type Env,
-  type LoadedDefinition,
-  type LoadedFile,
-  loadFile,
-  type ResolvedProject,
-  resolveProject,
-} from "../definition/load.js";
-import type { Definition, ProjectConfig } from "../definition/types.js";
-import { BassError } from "../errors.js";
+import { dirname } from "node:path";
+import { locateProjectFile } from "../definition/files.js";
+import type { Env } from "../definition/load.js";
 import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../history/store.js";
+import { openProjectCache } from "./cache.js";
+import type { Project } from "./project.js";
+import { type ProjectSnapshot, restoreProject } from "./snapshot.js";
+
+export type { Project, RunLimits } from "./project.js";
 
 /** Which definitions a command needs: all of them (serve, test), one by name (run), or none (history). */
 export type DefinitionChoice = "all" | "none" | { name: string };
@@ -30,91 +20,35 @@ export interface OpenProjectOptions {
   definitions?: DefinitionChoice;
   /** Check each `request_schema` too: only serve checks bodies against them. Default false. */
   requestSchemas?: boolean;
+  /**
+   * Keep what opening worked out under the project's `.bass/cache/`, and open from it while the files it
+   * came from are unchanged: no YAML parse, lint or cell compile then. Default false.
+   */
+  cache?: boolean;
 }
 
-/** The time limits of every run of a project: its `limits`, with the defaults of the project file's reference. */
-export interface RunLimits {
-  cellTimeoutMs: number;
-  runTimeoutMs: number;
-}
-
-/** A project as every command opens it: its file, the definitions asked for, their findings and secrets. */
-export interface Project {
-  dir: string;
-  /** The project file as loaded (positions, findings). */
-  file: LoadedFile<ProjectConfig>;
-  /** The project file's values, `${env:…}` resolved. */
-  config: ProjectConfig;
-  definitions: LoadedDefinition[];
-  /** The findings of the project file and of the definitions loaded, in file order. */
-  issues: Issue[];
-  /** Every value from the environment in what was loaded: masked wherever it would show. */
-  secrets: string[];
-  limits: RunLimits;
-}
-
-/** Finds the project file, loads it and the definitions asked for, and lints what it loaded. */
-export function openProject(options: OpenProjectOptions): Project {
-  const resolved = resolveProject(options);
-  const { definitions, issues } = loadChosen(resolved, options);
-  // A project file that is not a map has findings that stop every command; its limits are the defaults.
-  const config = resolved.config.value ?? {};
-  return {
-    dir: resolved.dir,
-    file: resolved.config,
-    config,
-    definitions,
-    issues,
-    secrets: [
-      ...new Set([...resolved.config.secrets, ...definitions.flatMap((definition) => definition.secrets)]),
-    ],
-    limits: {
-      cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
-      runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-    },
-  };
-}
-
-/** The definitions a command asked for, and the findings of them and of the project file. */
-function loadChosen(
-  resolved: ResolvedProject,
-  options: OpenProjectOptions,
-): { definitions: LoadedDefinition[]; issues: Issue[] } {
-  const load = { cwd: options.cwd, env: options.env };
-  const lintOptions = { requestSchemas: options.requestSchemas ?? false };
-  const choice = options.definitions ?? "all";
-  if (choice === "none") return { definitions: [], issues: resolved.config.issues };
-  if (choice === "all") {
-    const definitions = resolved.definitionFiles.map((file) =>
-      loadFile<Definition>(file, "definition", load),
-    );
-    return { definitions, issues: lintProject({ ...resolved, definitions }, lintOptions) };
-  }
-  const definition = findDefinition(choice.name, resolved, load);
-  const context = createReferenceContext(resolved.config, lintOptions);
-  const issues = [...lintProjectFile(resolved.config), ...lintDefinition(definition, context).issues];
-  return { definitions: [definition], issues };
+/** Finds the project file, loads it and the definitions asked for, lints them and compiles the usable ones. */
+export async function openProject(options: OpenProjectOptions): Promise<Project> {
+  const projectFile = locateProjectFile(options);
+  const cache = options.cache ? openProjectCache(dirname(projectFile)) : undefined;
+  const parts = [
+    "project",
+    options.cwd,
+    projectFile,
+    JSON.stringify(options.definitions ?? "all"),
+    String(options.requestSchemas ?? false),
+  ];
+  const cached = cache?.read<ProjectSnapshot>(parts);
+  const restored = cached && restoreProject(cached.value, cached.texts, options.env);
+  if (restored) return restored;
+  // The parser, the linter and the cell compiler load only when something must be worked out anew.
+  const { openProjectFiles } = await import("./open-files.js");
+  const { project, snapshot, texts } = openProjectFiles(options);
+  cache?.write(parts, texts, snapshot);
+  return project;
 }
 
 /** The project's run history, its errors masked with the project's secrets. */
 export function openHistory(project: Project): HistoryStore {
   return createHistoryStore(resolveHistoryOptions(project.dir, project.config.history, project.secrets));
-}
-
-/** The definition named `name`: its file is tried first by name, then every file of the project. */
-function findDefinition(
-  name: string,
-  project: ResolvedProject,
-  load: { cwd: string; env: Env },
-): LoadedDefinition {
-  const files = project.definitionFiles;
-  const byFileName = files.filter((file) => basename(file, extname(file)) === name);
-  for (const file of [...byFileName, ...files.filter((file) => !byFileName.includes(file))]) {
-    const loaded = loadFile<Definition>(file, "definition", load);
-    if (loaded.value?.name === name) return loaded;
-  }
-  throw new BassError(
-    "INTEGRATION_NOT_FOUND",
-    `no integration named ${name} in the project (bass validate lists its files)`,
-  );
 }

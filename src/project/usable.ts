@@ -6,6 +6,15 @@ export function isBlocking(issue: Issue): boolean {
   return issue.severity === "error" || issue.rule === "env-unset";
 }
 
+/** The definitions without a blocking finding of their own. */
+export function usableDefinitions<T extends { file: string }>(
+  definitions: readonly T[],
+  issues: readonly Issue[],
+): T[] {
+  const blocked = new Set(issues.filter(isBlocking).map((issue) => issue.file));
+  return definitions.filter((definition) => !blocked.has(definition.file));
+}
+
 /** One finding as one line of a message: `file:line:column  message  (rule)`. */
 export function formatIssueLine(issue: Issue): string {
   return `${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`;

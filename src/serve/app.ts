@@ -44,7 +44,7 @@ export interface ServeApp {
 
 /** Serve without a socket: the project loaded, its systems started, history and idempotency stores opened. */
 export async function createServeApp(options: ServeAppOptions): Promise<ServeApp> {
-  const first = loadServedSet(options);
+  const first = await loadServedSet(options);
   if (!first.ok)
     throw new BassError(
       "DEFINITION_INVALID",
@@ -97,9 +97,9 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
 
   /** Loads the project again and swaps the set in, starting its systems anew when they changed. */
   async function swapIn(): Promise<ReloadOutcome> {
-    let next: ReturnType<typeof loadServedSet>;
+    let next: Awaited<ReturnType<typeof loadServedSet>>;
     try {
-      next = loadServedSet(options);
+      next = await loadServedSet(options);
     } catch (error) {
       // Some problems (a request_schema ajv cannot compile) are thrown, not found: they must not stop serve.
       return { ok: false, why: `  ${(error as Error).message}` };

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { Issue } from "../definition/issue.js";
 import type { Env } from "../definition/load.js";
 import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
-import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import type { CompiledIntegration } from "../engine/compile.js";
 import { openProject, type Project } from "../project/open.js";
 import { isBlocking } from "../project/usable.js";
 import { compileRequestSchemas, type RequestSchemaValidator } from "./request-schema.js";
@@ -39,14 +39,14 @@ export interface LoadServedSetOptions {
 export type LoadedSet = { ok: true; set: ServedSet } | { ok: false; issues: Issue[] };
 
 /** Loads, validates and compiles the project's integrations; a set with a blocking finding is not loaded. */
-export function loadServedSet(options: LoadServedSetOptions): LoadedSet {
-  const project = openProject({ ...options, requestSchemas: true });
+export async function loadServedSet(options: LoadServedSetOptions): Promise<LoadedSet> {
+  const project = await openProject({ ...options, requestSchemas: true, cache: true });
   const blocking = project.issues.filter(isBlocking);
   if (blocking.length) return { ok: false, issues: blocking };
   const served = project.definitions.filter(
     (loaded) => loaded.value.active !== false && (loaded.value.endpoints ?? []).length > 0,
   );
-  const compiled = served.map((loaded) => compileIntegration(loaded));
+  const compiled = served.map((loaded) => project.compile(loaded));
   const routes = compiled.flatMap((integration) =>
     (integration.definition.endpoints ?? []).map((endpoint) => ({
       method: endpoint.method,

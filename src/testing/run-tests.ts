@@ -1,6 +1,6 @@
 import { dirname, resolve } from "node:path";
 import type { Env } from "../definition/load.js";
-import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
@@ -10,7 +10,7 @@ import {
   type ProjectAdapters,
   readCassette,
 } from "../project/adapters.js";
-import { readDataFile } from "../project/data-file.js";
+import { readJsonFile } from "../project/data-file.js";
 import { openHistory, type Project } from "../project/open.js";
 import { assertUsable } from "../project/usable.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
@@ -57,17 +57,11 @@ export async function runTests(
   const { project } = options;
   assertUsable(project.issues, "the project");
   const loaded = options.files.map((path) => loadTests(path, load));
-  const compiled = new Map<string, CompiledIntegration>();
   const integrationOf = (name: string, file: string) => {
-    let integration = compiled.get(name);
-    if (!integration) {
-      const definition = project.definitions.find((candidate) => candidate.value.name === name);
-      if (!definition)
-        throw new BassError("INTEGRATION_NOT_FOUND", `${file}: no integration named ${name} in the project`);
-      integration = compileIntegration(definition);
-      compiled.set(name, integration);
-    }
-    return integration;
+    const definition = project.definitions.find((candidate) => candidate.value.name === name);
+    if (!definition)
+      throw new BassError("INTEGRATION_NOT_FOUND", `${file}: no integration named ${name} in the project`);
+    return project.compile(definition);
   };
   const jobs = loaded.flatMap((entry) =>
     entry.tests.cases.map((testCase) => ({
@@ -105,7 +99,7 @@ async function runCase(
   const base = { file: entry.file, integration: integration.name, name: testCase.name };
   const result = await runIntegration(integration, inputOf(entry, testCase), {
     ...project.limits,
-    adapters: await adapters.resolverFor(adapterChoice(entry, testCase)),
+    adapters: await adapters.resolverFor(await adapterChoice(entry, testCase)),
     trigger: "test",
     secrets: project.secrets,
   });
@@ -143,12 +137,12 @@ function producedBy(record: RunRecord, differences: readonly Difference[]): stri
 }
 
 /** A case's `mocks`, its `cassette` (relative to the test file), or the project's systems. */
-function adapterChoice(entry: LoadedTests, testCase: TestCase): AdapterChoice {
+async function adapterChoice(entry: LoadedTests, testCase: TestCase): Promise<AdapterChoice> {
   const where = `${entry.file} case ${JSON.stringify(testCase.name)}`;
   if (testCase.mocks) return { kind: "mock", answers: testCase.mocks, source: where };
   if (testCase.cassette) {
     const path = resolve(dirname(entry.path), testCase.cassette);
-    const cassette = readCassette(path, `${testCase.cassette} (${where})`);
+    const cassette = await readCassette(path, `${testCase.cassette} (${where})`);
     return { kind: "cassette", cassette, source: testCase.cassette };
   }
   return { kind: "live" };
@@ -158,10 +152,9 @@ function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
   if (testCase.input_file) {
     const path = resolve(dirname(entry.path), testCase.input_file);
     return {
-      payload: readDataFile(
+      payload: readJsonFile(
         path,
         `input_file ${testCase.input_file} (${entry.file} case ${JSON.stringify(testCase.name)})`,
-        { json: true },
       ),
     };
   }

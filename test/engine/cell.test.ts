@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CellRef } from "../../src/definition/cells.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
 import { compileCell, type Namespace } from "../../src/engine/cell.js";
+import { prepareCell } from "../../src/engine/cell-prepare.js";
 import { BassError } from "../../src/errors.js";
 
 /** Compiles `code` as the before_hook of a definition whose file starts with `name: a` on line 1. */
@@ -12,7 +13,7 @@ function compile(code: string, names: string[] = ["input", "output", "keep"]) {
     .join("\n")}\n`;
   const { source } = parseYamlSource("a.yaml", text);
   const cell: CellRef = { path: ["before_hook"], label: "before_hook", code: `${code}\n`, bindings: [] };
-  return compileCell(cell, {
+  return compileCell(cell, prepareCell(cell.code, new Set(names)), {
     integration: "a",
     file: "a.yaml",
     namespaceNames: new Set(names),

@@ -23,37 +23,39 @@ function createProject(config = "systems:\n  transform:\n    adapter: echo\n") {
 }
 
 describe("openProject", () => {
-  it("takes the run limits from the project file, with defaults for what it leaves out", () => {
-    const defaults = openProject({ cwd: createProject(), env: {} });
+  it("takes the run limits from the project file, with defaults for what it leaves out", async () => {
+    const defaults = await openProject({ cwd: createProject(), env: {} });
     expect(defaults.limits).toEqual({ cellTimeoutMs: 1000, runTimeoutMs: 30000 });
-    const set = openProject({
+    const set = await openProject({
       cwd: createProject("systems: {}\nlimits: { cell_timeout_ms: 5, run_timeout_ms: 70 }\n"),
       env: {},
     });
     expect(set.limits).toEqual({ cellTimeoutMs: 5, runTimeoutMs: 70 });
   });
 
-  it("loads all definitions, one by name, or none", () => {
+  it("loads all definitions, one by name, or none", async () => {
     const dir = createProject();
-    const names = (choice: Parameters<typeof openProject>[0]["definitions"]) =>
-      openProject({ cwd: dir, env: {}, definitions: choice }).definitions.map((loaded) => loaded.value.name);
-    expect(names("all")).toEqual(["a", "b"]);
-    expect(names({ name: "b" })).toEqual(["b"]);
-    expect(names("none")).toEqual([]);
-    expect(() => names({ name: "c" })).toThrow(/no integration named c/);
+    const names = async (choice: Parameters<typeof openProject>[0]["definitions"]) =>
+      (await openProject({ cwd: dir, env: {}, definitions: choice })).definitions.map(
+        (loaded) => loaded.value.name,
+      );
+    expect(await names("all")).toEqual(["a", "b"]);
+    expect(await names({ name: "b" })).toEqual(["b"]);
+    expect(await names("none")).toEqual([]);
+    await expect(names({ name: "c" })).rejects.toThrow(/no integration named c/);
   });
 
-  it("collects the secrets of the project file and of every definition it loaded", () => {
+  it("collects the secrets of the project file and of every definition it loaded", async () => {
     const dir = createProject(
       "systems:\n  transform:\n    adapter: echo\n    headers: { X-Key: '${env:KEY}' }\n",
     );
     const env = { KEY: "key-1234", GREETING: "hello-secret" };
-    expect(openProject({ cwd: dir, env }).secrets.sort()).toEqual(["hello-secret", "key-1234"]);
-    expect(openProject({ cwd: dir, env, definitions: "none" }).secrets).toEqual(["key-1234"]);
+    expect((await openProject({ cwd: dir, env })).secrets.sort()).toEqual(["hello-secret", "key-1234"]);
+    expect((await openProject({ cwd: dir, env, definitions: "none" })).secrets).toEqual(["key-1234"]);
   });
 
-  it("reports an unset variable as blocking, with file, line and rule", () => {
-    const project = openProject({ cwd: createProject(), env: {}, definitions: { name: "a" } });
+  it("reports an unset variable as blocking, with file, line and rule", async () => {
+    const project = await openProject({ cwd: createProject(), env: {}, definitions: { name: "a" } });
     const [unset] = project.issues.filter((issue) => issue.rule === "env-unset");
     expect(unset && formatIssueLine(unset)).toMatch(
       /^integrations\/a\.yaml:6:\d+ {2}environment variable GREETING .* \(env-unset\)$/,
@@ -66,7 +68,7 @@ describe("openProject", () => {
 describe("createProjectAdapters", () => {
   it("answers from mock answers, from a cassette, or from the live systems started once", async () => {
     const dir = createProject();
-    const project = openProject({ cwd: dir, env: { GREETING: "hi" } });
+    const project = await openProject({ cwd: dir, env: { GREETING: "hi" } });
     const adapters = createProjectAdapters(project);
     const call = { formulaVariable: "t", sridx: null } as never;
     const mock = await adapters.resolverFor({
@@ -89,7 +91,7 @@ describe("createProjectAdapters", () => {
     const dir = createProject("systems:\n  custom:\n    adapter: ./missing-adapter.js\n");
     writeFileSync(join(dir, "integrations/a.yaml"), "name: a\n");
     writeFileSync(join(dir, "integrations/b.yaml"), "name: b\n");
-    const adapters = createProjectAdapters(openProject({ cwd: dir, env: {} }));
+    const adapters = createProjectAdapters(await openProject({ cwd: dir, env: {} }));
     await expect(adapters.resolverFor({ kind: "live" })).rejects.toThrow();
     await expect(adapters.close()).resolves.toBeUndefined();
   });

@@ -27,9 +27,9 @@ function expectBare500(status: number, type: string | null, body: string, secret
 
 describe("an error serve did not expect", () => {
   /** A handler on a bearer project whose idempotency store throws an error quoting the token. */
-  function createThrowingHandler(token: string, logError?: (error: unknown) => void) {
+  async function createThrowingHandler(token: string, logError?: (error: unknown) => void) {
     const dir = createServeProject(createFakeCore(), { config: bearer });
-    const loaded = loadServedSet({ cwd: dir, env: { TOKEN: token } });
+    const loaded = await loadServedSet({ cwd: dir, env: { TOKEN: token } });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
     const { set } = loaded;
     const idempotency = createIdempotencyStore({ dir: idempotencyDir(set), ttlSeconds: 60 });
@@ -55,7 +55,7 @@ describe("an error serve did not expect", () => {
 
   it("goes to stderr with its stack, the set's secrets masked, before an in-process 500", async () => {
     const token = "t0ken-quoted-by-the-store";
-    const send = createThrowingHandler(token);
+    const send = await createThrowingHandler(token);
     const printed: string[] = [];
     const write = vi.spyOn(process.stderr, "write").mockImplementation((text) => {
       printed.push(String(text));
@@ -79,7 +79,7 @@ describe("an error serve did not expect", () => {
     const write = vi.spyOn(process.stderr, "write");
     onTestFinished(() => write.mockRestore());
 
-    const response = await createThrowingHandler(token, (error) => logged.push(error))();
+    const response = await (await createThrowingHandler(token, (error) => logged.push(error)))();
 
     expectBare500(response.status, response.headers["content-type"] ?? null, String(response.body), token);
     expect(logged.map((error) => (error as Error).message)).toEqual([

@@ -1,5 +1,6 @@
 import { isBassError } from "../../errors.js";
-import { displayPath, type LoadedDefinition, type LoadOptions, loadFile } from "../load.js";
+import { displayPath } from "../files.js";
+import { type LoadedDefinition, type LoadOptions, loadFile } from "../load.js";
 import type { Definition } from "../types.js";
 import { type DefinitionLint, lintDefinition } from "./lint.js";
 import type { ReferenceContext } from "./lint-references.js";

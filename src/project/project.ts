@@ -1,0 +1,63 @@
+import type { Issue } from "../definition/issue.js";
+import type { LoadedDefinition, LoadedFile } from "../definition/load.js";
+import type { ProjectConfig } from "../definition/types.js";
+import type { CompiledIntegration } from "../engine/compile.js";
+
+/** The time limits of every run of a project: its `limits`, with the defaults of the project file's reference. */
+export interface RunLimits {
+  cellTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+/** A project as every command opens it: its file, the definitions asked for, their findings and secrets. */
+export interface Project {
+  dir: string;
+  /** The project file as loaded (positions, findings). */
+  file: LoadedFile<ProjectConfig>;
+  /** The project file's values, `${env:…}` resolved. */
+  config: ProjectConfig;
+  definitions: LoadedDefinition[];
+  /** The findings of the project file and of the definitions loaded, in file order. */
+  issues: Issue[];
+  /** Every value from the environment in what was loaded: masked wherever it would show. */
+  secrets: string[];
+  limits: RunLimits;
+  /** A definition of the project, compiled once; call it only for one without blocking findings. */
+  compile(definition: LoadedDefinition): CompiledIntegration;
+}
+
+export interface CreateProjectOptions {
+  dir: string;
+  file: LoadedFile<ProjectConfig>;
+  definitions: LoadedDefinition[];
+  issues: Issue[];
+  compile(definition: LoadedDefinition): CompiledIntegration;
+}
+
+/** A project of loaded files: the config's values, the secrets of every file, the run limits' defaults. */
+export function createProject(options: CreateProjectOptions): Project {
+  const { file, definitions } = options;
+  // A project file that is not a map has findings that stop every command; its limits are the defaults.
+  const config = file.value ?? {};
+  const compiled = new WeakMap<LoadedDefinition, CompiledIntegration>();
+  return {
+    dir: options.dir,
+    file,
+    config,
+    definitions,
+    issues: options.issues,
+    secrets: [...new Set([...file.secrets, ...definitions.flatMap((definition) => definition.secrets)])],
+    limits: {
+      cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
+      runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
+    },
+    compile(definition) {
+      let integration = compiled.get(definition);
+      if (!integration) {
+        integration = options.compile(definition);
+        compiled.set(definition, integration);
+      }
+      return integration;
+    },
+  };
+}
