@@ -66,15 +66,16 @@ export function listCells(definition: Definition): CellRef[] {
   const add: AddCell = (parent, key, code, bindings, offset) => {
     if (typeof code !== "string" || code.trim() === "") return;
     const path = [...parent, key];
-    cells.push({
+    const cell: CellRef = {
       path,
       get label() {
         return formatPath(path);
       },
       code,
       bindings,
-      ...(offset !== undefined && { offset }),
-    });
+    };
+    if (offset !== undefined) cell.offset = offset;
+    cells.push(cell);
   };
   // REQUEST/RESPONSE rules and RESPONSE masks run inside their service request's calls.
   const callBindings = (type: string, serviceRequest: unknown) =>

@@ -95,6 +95,8 @@ export function resolveFileEnv<T>(
   source: YamlSource,
   env: Readonly<Record<string, string | undefined>>,
 ): { value: T; secrets: string[]; issues: Issue[] } {
+  // Most files hold no reference: their value is used as parsed, without a copy.
+  if (!source.text.includes("${env:")) return { value: source.value as T, secrets: [], issues: [] };
   const resolved = resolveEnv(source.value, env);
   const issues = resolved.unset.map(
     ({ name, path, line, column }): Issue => ({

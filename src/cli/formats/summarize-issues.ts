@@ -1,4 +1,4 @@
-import type { Issue } from "../../definition/issue.js";
+import { compareText, type Issue } from "../../definition/issue.js";
 
 export interface IssueSummary {
   /** Every checked file and every file a finding names, in path order, each with its findings. */
@@ -11,9 +11,7 @@ export interface IssueSummary {
 export function summarizeIssues(issues: readonly Issue[], filesChecked: readonly string[]): IssueSummary {
   // A finding may name a file the caller did not list (the project file, say); counting it too keeps
   // "in 3 of 2 files" from ever being printed.
-  const names = [...new Set([...filesChecked, ...issues.map((issue) => issue.file)])].sort((a, b) =>
-    a.localeCompare(b),
-  );
+  const names = [...new Set([...filesChecked, ...issues.map((issue) => issue.file)])].sort(compareText);
   const files = new Map(names.map((name): [string, Issue[]] => [name, []]));
   for (const issue of issues) files.get(issue.file)?.push(issue);
   const errors = issues.filter((issue) => issue.severity === "error").length;
