@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { restoreYamlSource } from "../../src/definition/source-snapshot.js";
 import type { ValuePath } from "../../src/definition/value-path.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
+import { trickyScalars } from "./tricky-scalars.js";
 
 const samples = join(import.meta.dirname, "../../samples");
 const sampleFiles = ["bass.config.yaml", "integrations", "mocks", "tests"].flatMap((entry) =>
@@ -12,26 +13,9 @@ const sampleFiles = ["bass.config.yaml", "integrations", "mocks", "tests"].flatM
     : readdirSync(join(samples, entry)).map((name) => join(samples, entry, name)),
 );
 
-const tricky = `hook: |2
-    a +
-list:
-  - key: |2
-        x
-  - key: |-
-      y
+// Scalars written every way, and the nodes a walk stops at: empty items and values, duplicate keys, aliases.
+const tricky = `${trickyScalars}list2:
   -
-crlf: |\r
-  a = 1\r
-  b +\r
-folded: >
-  a
-  b +
-escaped: "a\\tb +"
-lines: a
-  b +
-quoted: 'a
-  b'
-doubled: 'it''s +'
 twice: first
 twice: second
 empty:

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { formatPath, type Position, type ValuePath } from "../../src/definition/value-path.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
+import { trickyScalars as tricky } from "./tricky-scalars.js";
 
 const text = `name: a
 systems:
@@ -68,26 +69,6 @@ describe("parseYamlSource", () => {
 });
 
 describe("locateInString where the value is not its source character for character", () => {
-  const tricky = `hook: |2
-    a +
-list:
-  - key: |2
-        x
-  - key: |-
-      y
-crlf: |\r
-  a = 1\r
-  b +\r
-folded: >
-  a
-  b +
-escaped: "a\\tb +"
-lines: a
-  b +
-quoted: 'a
-  b'
-doubled: 'it''s +'
-`;
   const parsed = parseYamlSource("c.yaml", tricky);
 
   it("parses the value without issues", () => {
