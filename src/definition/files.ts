@@ -3,7 +3,6 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type picomatch from "picomatch";
 import { BassError } from "../errors.js";
-import type { LoadedFile } from "./load.js";
 import type { ProjectConfig } from "./types.js";
 
 export const projectFileName = "bass.config.yaml";
@@ -129,7 +128,7 @@ export function locateProjectFile(options: { cwd: string; projectDir?: string | 
  */
 export function findDefinitionFiles(
   dir: string,
-  config: Pick<LoadedFile<ProjectConfig | null>, "source" | "value">,
+  config: { source: { value: unknown }; value: ProjectConfig | null | undefined },
 ): { patterns: { pattern: string; written: string }[]; files: string[]; unmatched: string[] } {
   const written = listOf((config.source.value as ProjectConfig | null)?.integrations);
   const patterns = listOf(config.value?.integrations).flatMap((pattern, index) =>

@@ -1,5 +1,19 @@
 import type { Position, ValuePath } from "./value-path.js";
-import type { YamlSource } from "./yaml-source.js";
+
+/** A YAML file parsed with its source positions, so every value can be traced to its line and column. */
+export interface YamlSource {
+  file: string;
+  text: string;
+  value: unknown;
+  locate(path: ValuePath, target?: "key" | "value"): Position;
+  /**
+   * Maps a 1-based line and 0-based column inside the string at `path` to its place in the file; inside a
+   * string whose source differs from its value (escapes, folded lines) it gives the start of the value.
+   */
+  locateInString(path: ValuePath, line: number, column: number): Position;
+  /** The value and the places of its nodes as plain data, which `restoreYamlSource` answers from without the parser. */
+  snapshot(): SourceSnapshot;
+}
 
 /** Where a string's characters are in the file, when each is where it is written. */
 export type StringPlace =

@@ -6,23 +6,11 @@ import {
   placeKey,
   type SourceSnapshot,
   type StringPlace,
+  type YamlSource,
 } from "./source-snapshot.js";
 import type { Position, ValuePath } from "./value-path.js";
 
-/** A YAML file parsed with its source positions, so every value can be traced to its line and column. */
-export interface YamlSource {
-  file: string;
-  text: string;
-  value: unknown;
-  locate(path: ValuePath, target?: "key" | "value"): Position;
-  /**
-   * Maps a 1-based line and 0-based column inside the string at `path` to its place in the file; inside a
-   * string whose source differs from its value (escapes, folded lines) it gives the start of the value.
-   */
-  locateInString(path: ValuePath, line: number, column: number): Position;
-  /** The value and the places of its nodes as plain data, which `restoreYamlSource` answers from without the parser. */
-  snapshot(): SourceSnapshot;
-}
+export type { YamlSource } from "./source-snapshot.js";
 
 /** Parses YAML text; syntax problems come back as `yaml-syntax` issues, never thrown. A byte order mark is dropped first. */
 export function parseYamlSource(file: string, input: string): { source: YamlSource; issues: Issue[] } {

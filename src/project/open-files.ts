@@ -19,8 +19,7 @@ import type { PreparedCell } from "../engine/cell.js";
 import { prepareCell } from "../engine/cell-prepare.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
 import { BassError } from "../errors.js";
-import type { OpenProjectOptions } from "./open.js";
-import { createProject, type Project } from "./project.js";
+import { createProject, type OpenProjectOptions, type Project } from "./project.js";
 import type { CompileSnapshot, FileSnapshot, ProjectSnapshot } from "./snapshot.js";
 import { usableDefinitions } from "./usable.js";
 

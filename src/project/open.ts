@@ -1,31 +1,11 @@
 import { dirname } from "node:path";
 import { locateProjectFile } from "../definition/files.js";
-import type { Env } from "../definition/load.js";
 import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../history/store.js";
 import { openProjectCache } from "./cache.js";
-import type { Project } from "./project.js";
+import type { OpenProjectOptions, Project } from "./project.js";
 import { type ProjectSnapshot, restoreProject } from "./snapshot.js";
 
-export type { Project, RunLimits } from "./project.js";
-
-/** Which definitions a command needs: all of them (serve, test), one by name (run), or none (history). */
-export type DefinitionChoice = "all" | "none" | { name: string };
-
-export interface OpenProjectOptions {
-  cwd: string;
-  env: Env;
-  /** `--project DIR`; without it the project file is searched from `cwd` upwards. */
-  projectDir?: string | undefined;
-  /** Default "all". */
-  definitions?: DefinitionChoice;
-  /** Check each `request_schema` too: only serve checks bodies against them. Default false. */
-  requestSchemas?: boolean;
-  /**
-   * Keep what opening worked out under the project's `.bass/cache/`, and open from it while the files it
-   * came from are unchanged: no YAML parse, lint or cell compile then. Default false.
-   */
-  cache?: boolean;
-}
+export type { DefinitionChoice, OpenProjectOptions, Project, RunLimits } from "./project.js";
 
 /** Finds the project file, loads it and the definitions asked for, lints them and compiles the usable ones. */
 export async function openProject(options: OpenProjectOptions): Promise<Project> {

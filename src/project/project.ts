@@ -1,7 +1,26 @@
 import type { Issue } from "../definition/issue.js";
-import type { LoadedDefinition, LoadedFile } from "../definition/load.js";
+import type { Env, LoadedDefinition, LoadedFile } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+
+/** Which definitions a command needs: all of them (serve, test), one by name (run), or none (history). */
+export type DefinitionChoice = "all" | "none" | { name: string };
+
+export interface OpenProjectOptions {
+  cwd: string;
+  env: Env;
+  /** `--project DIR`; without it the project file is searched from `cwd` upwards. */
+  projectDir?: string | undefined;
+  /** Default "all". */
+  definitions?: DefinitionChoice;
+  /** Check each `request_schema` too: only serve checks bodies against them. Default false. */
+  requestSchemas?: boolean;
+  /**
+   * Keep what opening worked out under the project's `.bass/cache/`, and open from it while the files it
+   * came from are unchanged: no YAML parse, lint or cell compile then. Default false.
+   */
+  cache?: boolean;
+}
 
 /** The time limits of every run of a project: its `limits`, with the defaults of the project file's reference. */
 export interface RunLimits {
