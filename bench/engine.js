@@ -45,9 +45,7 @@ const PAYLOAD = { first_name: " Grace ", email: "grace.hopper@example.com", tax_
  * rate of the rounds. Every run must end in success.
  */
 export async function measureEngine({ rounds = 5, roundMs = 1000, warmup = 2_000 } = {}) {
-  const { loadProject } = await import(new URL("definition/load.js", dist));
-  const { lintProject } = await import(new URL("definition/lint/lint.js", dist));
-  const { compileIntegration } = await import(new URL("engine/compile.js", dist));
+  const { openProject } = await import(new URL("project/open.js", dist));
   const { runIntegration } = await import(new URL("engine/run.js", dist));
   const { echoAdapter } = await import(new URL("adapters/echo.js", dist));
 
@@ -60,14 +58,13 @@ export async function measureEngine({ rounds = 5, roundMs = 1000, warmup = 2_000
       "integrations: integrations\nsystems:\n  echo:\n    adapter: echo\n",
     );
     writeFileSync(join(root, "integrations", "bench.engine.yaml"), DEFINITION);
-    const project = loadProject({ cwd: root, env: {}, projectDir: root });
-    const issues = lintProject(project);
-    if (issues.length || project.definitions.length !== 1) {
+    const project = await openProject({ cwd: root, env: {}, projectDir: root });
+    if (project.issues.length || project.definitions.length !== 1) {
       throw new Error(
-        `the engine bench project does not validate clean:\n${JSON.stringify(issues, null, 2)}`,
+        `the engine bench project does not validate clean:\n${JSON.stringify(project.issues, null, 2)}`,
       );
     }
-    integration = compileIntegration(project.definitions[0]);
+    integration = project.compile(project.definitions[0]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
