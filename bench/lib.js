@@ -14,12 +14,12 @@ export function median(values) {
  * the timing of a failure means nothing. Returns, per command, the median and every time in ms: the CPU
  * time (user + system) of the command's whole process tree, or with `clock: "wall"` its wall time.
  */
-export function timeCommands(commands, { runs = 5, cwd, warmup = true, clock = "cpu" } = {}) {
+export function timeCommands(commands, { runs = 5, cwd, env, warmup = true, clock = "cpu" } = {}) {
   const measure = clock === "cpu" ? cpuTime : wallTime;
   const times = commands.map(() => []);
   for (let round = warmup ? -1 : 0; round < runs; round++) {
     commands.forEach((argv, index) => {
-      const took = measure(argv, cwd);
+      const took = measure(argv, cwd, env);
       if (round >= 0) times[index].push(took);
     });
   }
@@ -40,9 +40,9 @@ export function pairRatios(a, b) {
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
-function wallTime(argv, cwd) {
+function wallTime(argv, cwd, env) {
   const started = performance.now();
-  runCommand(argv, cwd);
+  runCommand(argv, cwd, env);
   return performance.now() - started;
 }
 
@@ -50,8 +50,8 @@ function wallTime(argv, cwd) {
 // every process it waited for) on its second line, to the millisecond; its stdout is thrown away.
 const cpuTimeScript = '"$@" >/dev/null; status=$?; times; exit $status';
 
-function cpuTime(argv, cwd) {
-  const printed = runCommand(["bash", "-c", cpuTimeScript, "bash", ...argv], cwd);
+function cpuTime(argv, cwd, env) {
+  const printed = runCommand(["bash", "-c", cpuTimeScript, "bash", ...argv], cwd, env);
   const children = printed.trim().split("\n").at(-1) ?? "";
   const [user, system] = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(
     ([, minutes, seconds]) => (Number(minutes) * 60 + Number(seconds)) * 1000,
@@ -61,15 +61,27 @@ function cpuTime(argv, cwd) {
 }
 
 /** Runs a command to its end and gives its stdout; throws with its output when it exits non-zero. */
-export function runCommand(argv, cwd) {
+export function runCommand(argv, cwd, env) {
   const [file, ...args] = argv;
-  const result = spawnSync(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(file, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw result.error;
   if (result.status !== 0) {
     const output = `${result.stdout}${result.stderr}`.trim().slice(0, 4000);
     throw new Error(`command failed (exit ${result.status ?? result.signal}): ${argv.join(" ")}\n${output}`);
   }
   return result.stdout;
+}
+
+/**
+ * The environments start-up is timed in: this process's, and where it sets NODE_EXTRA_CA_CERTS, the same
+ * without it. With it set, every node process (`node -e 0` too) parses those certificates as it starts,
+ * which on these machines doubles a bare start and so hides much of what a command adds to it.
+ */
+export function startupEnvironments() {
+  const machine = { label: "", env: process.env };
+  if (process.env.NODE_EXTRA_CA_CERTS === undefined) return [machine];
+  const { NODE_EXTRA_CA_CERTS: _, ...clean } = process.env;
+  return [machine, { label: ", no NODE_EXTRA_CA_CERTS", env: clean, clean: true }];
 }
 
 const columns = [34, 14, 40, 8, 13, 28, 6];
