@@ -3,9 +3,12 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Whether a value is an object of plain data: made by a literal or JSON.parse, not a list, a Date or another class's instance. */
+/**
+ * Whether a value is an object of plain data: made by a literal or JSON.parse, not a list, a Date or another
+ * class's instance. It holds across realms: a cell's objects are made in a realm of its own.
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
 }

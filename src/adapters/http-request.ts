@@ -1,3 +1,4 @@
+import { isUint8Array } from "node:util/types";
 import { BassError } from "../errors.js";
 import { isObject } from "../objects.js";
 
@@ -91,7 +92,7 @@ function encodeBody(
   body: unknown,
   headers: Map<string, [string, string]>,
 ): PreparedRequest["body"] | { problem: string } {
-  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  if (typeof body === "string" || isUint8Array(body)) return body;
   if (body === undefined || body === null) return undefined;
   let encoded: string;
   try {
@@ -117,5 +118,5 @@ function requestPath(prefix: string, servicePath: string, params: Record<string,
 
 // Bytes are a body, not an object of fields.
 function isFields(value: unknown): value is Record<string, unknown> {
-  return isObject(value) && !(value instanceof Uint8Array);
+  return isObject(value) && !isUint8Array(value);
 }

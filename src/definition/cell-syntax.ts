@@ -21,10 +21,12 @@ export interface CellPosition {
 }
 
 // No `locations`: line and column are worked out from offsets only for the few nodes that are reported.
+// A cell may await (SPEC §13.1): one that does runs as an async function.
 const bodyOptions: Options = {
   ecmaVersion: "latest",
   sourceType: "script",
   allowReturnOutsideFunction: true,
+  allowAwaitOutsideFunction: true,
 };
 const expressionOptions: Options = { ...bodyOptions, preserveParens: true };
 

@@ -15,8 +15,27 @@ export function prepareCell(code: string, namespaceNames: ReadonlySet<string>): 
   return {
     ok: true,
     form: parsed.form,
+    async: awaitsAtTop(parsed.program),
     code: rewriteCell(code, parsed.program, parsed.codeOffset, namespaceNames),
   };
+}
+
+/** Whether the cell itself awaits (not only functions it defines): it then runs as an async function. */
+function awaitsAtTop(program: Node): boolean {
+  let awaits = false;
+  const atTop = (ancestors: Node[]) =>
+    !ancestors.some((node) =>
+      /^(FunctionDeclaration|FunctionExpression|ArrowFunctionExpression)$/.test(node.type),
+    );
+  ancestor(program, {
+    AwaitExpression(_node, _state, ancestors) {
+      if (atTop(ancestors as Node[])) awaits = true;
+    },
+    ForOfStatement(node, _state, ancestors) {
+      if ((node as Node & { await: boolean }).await && atTop(ancestors as Node[])) awaits = true;
+    },
+  });
+  return awaits;
 }
 
 interface Edit {
@@ -66,9 +85,9 @@ function rewriteCell(
           type,
           (node: Node & { body: Node }) => {
             const body = node.body;
-            if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
+            if (body.type === "BlockStatement") insert(body.start + 1, "__tick(__c);");
             else {
-              insert(body.start, "{__tick();");
+              insert(body.start, "{__tick(__c);");
               insert(body.end, "}");
             }
           },
@@ -81,9 +100,9 @@ function rewriteCell(
         type,
         (node: Node & { body: Node }) => {
           const body = node.body;
-          if (body.type === "BlockStatement") insert(body.start + 1, "__tick();");
+          if (body.type === "BlockStatement") insert(body.start + 1, "__tick(__c);");
           else {
-            insert(body.start, "(__tick(), ");
+            insert(body.start, "(__tick(__c), ");
             insert(body.end, ")");
           }
         },
@@ -93,7 +112,7 @@ function rewriteCell(
     ThrowStatement(node) {
       const argument = (node as Node & { argument: Node }).argument;
       const line = code.slice(0, node.start - offset).split("\n").length;
-      insert(argument.start, `__thrown(${line}, `);
+      insert(argument.start, `__thrown(__c, ${line}, `);
       insert(argument.end, ")");
     },
   });

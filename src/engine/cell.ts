@@ -1,17 +1,19 @@
+import { isNativeError } from "node:util/types";
 import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
+import { timedOut, withinDeadline } from "./deadlines.js";
+import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
-/** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
-export type Namespace = Record<string, unknown>;
+export type { Namespace } from "./realm.js";
 
 /**
  * A cell's code as the engine runs it (free names read from the namespace, deadline checks in loops), or
  * why it does not parse: plain data, so that it can be kept between processes (`prepareCell` makes it).
  */
 export type PreparedCell =
-  | { ok: true; form: CellForm; code: string }
+  | { ok: true; form: CellForm; async: boolean; code: string }
   | { ok: false; message: string; line: number; column: number };
 
 /** Prepares a cell's code for the names always in its namespace. */
@@ -20,7 +22,10 @@ export type PrepareCell = (code: string, namespaceNames: ReadonlySet<string>) =>
 /** A cell compiled once per definition and run many times. */
 export interface CompiledCell {
   label: string;
-  /** Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line. */
+  /**
+   * Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line.
+   * A cell that awaits gives a promise, which settles the same way.
+   */
   run(namespace: Namespace, deadline: number): unknown;
 }
 
@@ -30,37 +35,10 @@ export interface CompileCellContext {
   /** Names always present in the namespace (input, output, special functions, formula variables, loop variables). */
   namespaceNames: ReadonlySet<string>;
   locateInString(path: ValuePath, line: number, column: number): Position;
+  realm: CellRealm;
 }
 
-// Cells are synchronous, so one clock serves them all: the running cell's deadline and a loop counter.
-let currentDeadline = Number.POSITIVE_INFINITY;
-let ticks = 0;
-// Once the running cell is past its deadline every check throws, not every 1024th: a `catch` inside a loop
-// would otherwise swallow the one throw and the loop would never end.
-let expired = false;
 let nextCellId = 0;
-
-/** Called at the top of every loop body of a cell: an endless loop ends at the deadline instead of never. */
-function tick(): void {
-  if (expired || ((++ticks & 1023) === 0 && performance.now() > currentDeadline)) {
-    expired = true;
-    throw new BassError("CELL_TIMEOUT", "the cell ran past its time limit");
-  }
-}
-
-/** The last value a cell's `throw` statement threw, with its line in the cell. */
-let lastThrow: { value: unknown; line: number } | undefined;
-
-function thrown(line: number, value: unknown): unknown {
-  lastThrow = { value, line };
-  return value;
-}
-
-/** A free name that is neither a built-in nor always in the namespace: present only if a cell kept it. */
-function lookup(namespace: Namespace, name: string): unknown {
-  if (name in namespace) return namespace[name];
-  throw new ReferenceError(`${name} is not defined`);
-}
 
 /** Compiles a prepared cell into a plain function: free names read the namespace, loops check the deadline. */
 export function compileCell(
@@ -76,57 +54,70 @@ export function compileCell(
       position: { file: context.file, ...where },
     });
   }
-  const id = nextCellId++;
-  const { code } = prepared;
-  const body =
-    prepared.form === "expression"
-      ? `"use strict";\nreturn (${code}\n);\n//# sourceURL=bass-cell-${id}`
-      : `"use strict";\n${code}\n//# sourceURL=bass-cell-${id}`;
-  const compiled = new Function("__ns", "__get", "__tick", "__thrown", body) as (
-    ns: Namespace,
-    get: typeof lookup,
-    tick: () => void,
-    thrownAt: typeof thrown,
-  ) => unknown;
-  const stackLine = new RegExp(`bass-cell-${id}:(\\d+):(\\d+)`);
+  const filename = `bass-cell-${nextCellId++}`;
+  const compiled = context.realm.compile(prepared.code, prepared.form, prepared.async, filename);
+  const stackLine = new RegExp(`${filename}:(\\d+):(\\d+)`);
+  const fail = (error: unknown, call: CellCall) =>
+    toCellError(error, call, stackLine, (line) => at(line).line, cell.label, context);
 
   return {
     label: cell.label,
     run(namespace, deadline) {
-      const outer = currentDeadline;
-      const outerExpired = expired;
-      currentDeadline = deadline;
-      expired = false;
+      const call = context.realm.createCall(deadline);
+      const outer = context.realm.enter(call);
+      let value: unknown;
       try {
-        lastThrow = undefined;
-        return compiled(namespace, lookup, tick, thrown);
+        value = compiled(namespace, call);
       } catch (error) {
-        throw toCellError(error, stackLine, (line) => at(line).line, cell.label, context);
+        throw fail(error, call);
       } finally {
-        currentDeadline = outer;
-        expired = outerExpired;
+        context.realm.enter(outer);
       }
+      return isThenable(value)
+        ? settle(value, call, context.realm).catch((error) => Promise.reject(fail(error, call)))
+        : value;
     },
   };
 }
 
+/** Whether a value is a promise, of any realm: a cell gives one when it awaits, or as its value. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/**
+ * What a cell's promise settles to, within the cell's deadline: past it the call expires (its code still
+ * running or yet to run throws at its next check) and the cell fails with a time-out.
+ */
+async function settle(value: PromiseLike<unknown>, call: CellCall, realm: CellRealm): Promise<unknown> {
+  const settled = await withinDeadline(value, call.deadline, () => realm.expire(call));
+  if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
+  return settled;
+}
+
 function toCellError(
   error: unknown,
+  call: CellCall,
   stackLine: RegExp,
   fileLine: (cellLine: number) => number,
   label: string,
   context: CompileCellContext,
 ): BassError {
   if (error instanceof BassError && error.cell) return error; // already placed by a nested cell
-  const timeout = error instanceof BassError && error.code === "CELL_TIMEOUT";
-  // The function's first two lines are its header and the third the strict-mode directive.
-  const match = error instanceof Error ? stackLine.exec(error.stack ?? "") : null;
-  const throwLine = lastThrow !== undefined && lastThrow.value === error ? lastThrow.line : undefined;
-  const cellLine = throwLine ?? (match ? Math.max(1, Number(match[1]) - 3) : 1);
+  const timeout = call.expired;
+  // Line 1 of the compiled function is the strict-mode directive; the cell starts on line 2.
+  const match = isNativeError(error) ? stackLine.exec(error.stack ?? "") : null;
+  const throwLine =
+    call.lastThrow !== undefined && call.lastThrow.value === error ? call.lastThrow.line : undefined;
+  const cellLine = throwLine ?? (match ? Math.max(1, Number(match[1]) - 1) : 1);
   const line = fileLine(cellLine);
   const message = timeout
     ? "the cell ran past its time limit"
-    : error instanceof Error
+    : isNativeError(error)
       ? error.message
       : String(error);
   return new BassError(

@@ -14,6 +14,7 @@ import {
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
+import type { CellRealm } from "./realm.js";
 import { createValueMapper } from "./value-mapping.js";
 
 /** A field path whose bracket expressions are compiled cells. */
@@ -82,6 +83,8 @@ export interface CompiledIntegration {
   valueMappers: ReadonlyMap<string, (value: unknown) => unknown>;
   /** The names every run's namespace has from its start, which `keep` may not replace (SPEC §4.2). */
   namespaceNames: ReadonlySet<string>;
+  /** The realm its cells run in, shared by the integrations of one loaded project. */
+  realm: CellRealm;
 }
 
 /** Items in `sequence` order (default 0), ties in file order, each with its index in the file. */
@@ -94,7 +97,11 @@ function bySequence<T extends { sequence?: number | undefined }>(
 }
 
 /** Compiles every cell of a definition once, each as `prepare` gives its code. */
-export function compileIntegration(loaded: LoadedDefinition, prepare: PrepareCell): CompiledIntegration {
+export function compileIntegration(
+  loaded: LoadedDefinition,
+  prepare: PrepareCell,
+  realm: CellRealm,
+): CompiledIntegration {
   const definition = loaded.value;
   const requests = definition.service_requests ?? [];
   const namespaceNames = new Set<string>([
@@ -109,6 +116,7 @@ export function compileIntegration(loaded: LoadedDefinition, prepare: PrepareCel
     file: loaded.file,
     namespaceNames,
     locateInString: loaded.source.locateInString,
+    realm,
   };
   const cell = (path: ValuePath, code: Cell | undefined, offset?: number): CompiledCell | undefined => {
     if (typeof code !== "string" || code.trim() === "") return undefined;
@@ -238,5 +246,6 @@ export function compileIntegration(loaded: LoadedDefinition, prepare: PrepareCel
     serviceRequests,
     valueMappers,
     namespaceNames,
+    realm,
   };
 }

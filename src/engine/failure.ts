@@ -1,3 +1,4 @@
+import { isNativeError } from "node:util/types";
 import { isBassError } from "../errors.js";
 import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
@@ -24,9 +25,10 @@ export function enterFailure(state: RunState, kind: FailureKind, details: readon
   if (state.ended) return;
   const output = currentOutput(state);
   const fallback = defaultFailureOutput(kind, details, state.id);
+  const payload = state.integration.realm.adopt(fallback.payload);
   output.status = fallback.status;
-  output.payload = fallback.payload;
-  state.defaultPayload = fallback.payload;
+  output.payload = payload;
+  state.defaultPayload = payload;
 }
 
 /** The §12 default output for a failure: `{ error: { code, message, run_id, details } }`. */
@@ -42,7 +44,7 @@ export function defaultFailureOutput(
 /** Records a thrown error as a FAILURE item and says which kind of failure it is. */
 export function recordError(state: RunState, error: unknown): FailureKind {
   const kind: FailureKind = isBassError(error) && error.code === "CELL_TIMEOUT" ? "timeout" : "error";
-  const message = error instanceof Error ? error.message : String(error);
+  const message = isNativeError(error) ? error.message : String(error);
   const cell = isBassError(error) ? error.cell : undefined;
   const line = isBassError(error) ? error.position?.line : undefined;
   const code = isBassError(error) ? error.code.toLowerCase() : "cell_error";
@@ -56,5 +58,5 @@ export function recordError(state: RunState, error: unknown): FailureKind {
 /** Records a thrown error and puts the run in failure (SPEC §4.4: a cell error outside a service call). */
 export function failOnError(state: RunState, error: unknown): void {
   const kind = recordError(state, error);
-  enterFailure(state, kind, [error instanceof Error ? error.message : String(error)]);
+  enterFailure(state, kind, [isNativeError(error) ? error.message : String(error)]);
 }

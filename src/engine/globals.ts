@@ -60,8 +60,6 @@ export const cellGlobals: ReadonlySet<string> = new Set([
   "decodeURI",
   "TextEncoder",
   "TextDecoder",
-  "URL",
-  "URLSearchParams",
   "structuredClone",
   "atob",
   "btoa",

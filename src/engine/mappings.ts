@@ -2,7 +2,7 @@ import { BassError } from "../errors.js";
 import { castValue } from "./cast.js";
 import type { CompiledMapping, CompiledPath, CompiledServiceRequest } from "./compile.js";
 import { type ResolvedSegment, writePath } from "./paths.js";
-import { callCell, type RunState, withBindings } from "./run-state.js";
+import { callCellNow, type RunState, withBindings } from "./run-state.js";
 import { copyOf } from "./snapshot.js";
 import { toItems } from "./validation.js";
 
@@ -17,7 +17,7 @@ export function applyFieldMappings(
       applyMapping(state, mapping, payload);
       continue;
     }
-    const items = toItems(callCell(state, mapping.includeForEach), mapping.label);
+    const items = toItems(callCellNow(state, mapping.includeForEach), mapping.label);
     for (const [fidx, fitem] of items.entries()) {
       withBindings(state, { fitem, fidx }, () => applyMapping(state, mapping, payload));
     }
@@ -26,9 +26,9 @@ export function applyFieldMappings(
 }
 
 function applyMapping(state: RunState, mapping: CompiledMapping, payload: Record<string, unknown>): void {
-  if (mapping.includeIf && !callCell(state, mapping.includeIf)) return;
+  if (mapping.includeIf && !callCellNow(state, mapping.includeIf)) return;
   let value =
-    "value" in mapping.source ? callCell(state, mapping.source.value) : copyOf(mapping.source.literal);
+    "value" in mapping.source ? callCellNow(state, mapping.source.value) : copyOf(mapping.source.literal);
   if (mapping.mapValue) value = mapping.mapValue(value);
   if (mapping.valueType && value !== null && value !== undefined) {
     const cast = castValue(value, mapping.valueType);
@@ -49,7 +49,7 @@ export function resolvePath(state: RunState, path: CompiledPath): ResolvedSegmen
   return path.map((segment): ResolvedSegment => {
     if (segment.kind === "key" || segment.kind === "index") return segment;
     if (segment.kind === "wildcard") throw new TypeError("[*] cannot be written to");
-    const value = callCell(state, segment.cell);
+    const value = callCellNow(state, segment.cell);
     if (typeof value !== "number") return { kind: "key", name: String(value) };
     // An index from data must not make a sparse array of millions of holes.
     if (!Number.isInteger(value) || value < 0 || value > maxIndex)

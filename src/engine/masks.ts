@@ -2,7 +2,7 @@ import { escapeRegExp } from "../escape-regexp.js";
 import type { CompiledMask, CompiledPath } from "./compile.js";
 import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
 import type { RunRecord } from "./record.js";
-import { callOptional, type RunState, withBindings } from "./run-state.js";
+import { callOptionalNow, type RunState, withBindings } from "./run-state.js";
 
 /** What a mask puts in place of the value it hides (SPEC §4.8). */
 export const maskText = "XXXXXXXXXXXX";
@@ -37,7 +37,7 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
   let count = 0;
   for (const { item, index } of scopes) {
     const applies = mask.applyIf
-      ? withBindings(state, { mitem: item, midx: index }, () => callOptional(state, mask.applyIf))
+      ? withBindings(state, { mitem: item, midx: index }, () => callOptionalNow(state, mask.applyIf))
       : true;
     if (!applies) continue;
     for (const match of findMatches(item, staticPath(mask.field))) {

@@ -1,6 +1,6 @@
 import { loopVariables } from "../definition/cells.js";
-import type { Namespace } from "./cell.js";
 import { setOwn } from "./paths.js";
+import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import type { InputData, OutputData } from "./record.js";
 import { addItem, type RunState } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
@@ -99,34 +99,28 @@ function logger(state: RunState, level: "info" | "warn" | "error") {
     void addItem(state, { kind: "LOG", level, data: snapshot(args.length === 1 ? args[0] : args) });
 }
 
-// The prototype of every namespace: frozen and without a prototype of its own, so a namespace inherits no
-// name but the special functions. Each is a getter that makes the function for the namespace's run and
-// keeps it as the namespace's own, since most runs call none; assigning to one makes the value the
-// namespace's own as before. Not Object.create(null) per namespace: that makes a dictionary-mode object,
-// larger and slower to read.
-const namespaceBase: object = Object.create(null);
-for (const [name, make] of Object.entries(specials)) {
-  const own = (namespace: Namespace, value: unknown) => {
-    Object.defineProperty(namespace, name, { value, writable: true, enumerable: true, configurable: true });
-    return value;
-  };
-  Object.defineProperty(namespaceBase, name, {
-    get(this: Namespace) {
-      return own(this, make(RunOf.of(this), this));
-    },
-    set(this: Namespace, value: unknown) {
-      own(this, value);
-    },
+/**
+ * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
+ * one makes it for the namespace's run and keeps it as the namespace's own, since most runs call none.
+ */
+export function createRunRealm(): CellRealm {
+  return createCellRealm({
+    specialNames: Object.keys(specials),
+    special: (namespace, name) =>
+      (specials[name] as Special)(RunOf.of(namespace), namespace) as SpecialImplementation,
   });
 }
-Object.freeze(namespaceBase);
 
-/** The namespace of one run: input, output, each formula variable (null), loop variables and special functions. */
+/**
+ * The namespace of one run, made in its integration's realm: input and output (copied in), each formula
+ * variable (null), loop variables and special functions.
+ */
 export function createNamespace(state: RunState, input: InputData, output: OutputData): Namespace {
-  const namespace: Namespace = Object.create(namespaceBase);
+  const { realm } = state.integration;
+  const namespace = realm.createNamespace();
   new RunOf(namespace, state);
-  namespace.input = input;
-  namespace.output = output;
+  namespace.input = realm.adopt(input);
+  namespace.output = realm.adopt(output);
   for (const request of state.integration.serviceRequests) namespace[request.formulaVariable] = null;
   for (const name of loopVariables) namespace[name] = undefined;
   return namespace;

@@ -1,3 +1,4 @@
+import { isUint8Array } from "node:util/types";
 import { isObject } from "../objects.js";
 import { defaultFailureOutput } from "./failure.js";
 import type { OutputData } from "./record.js";
@@ -8,6 +9,8 @@ import { bytesPreview, snapshot } from "./snapshot.js";
 export interface CheckedOutput {
   output: OutputData;
   json: string | undefined;
+  /** The payload is still the engine's own §12 default, untouched by a hook. */
+  isDefault: boolean;
 }
 
 /**
@@ -17,7 +20,10 @@ export interface CheckedOutput {
 export function checkOutput(state: RunState): CheckedOutput {
   const output = currentOutput(state);
   const checked = inspectOutput(output);
-  if (checked.problem === undefined) return { output, json: checked.json };
+  if (checked.problem === undefined) {
+    const isDefault = state.defaultPayload !== undefined && output.payload === state.defaultPayload;
+    return { output: release(output, checked.json), json: checked.json, isDefault };
+  }
   const problem = checked.problem;
   addItem(state, { kind: "FAILURE", error: { code: "output_invalid", message: problem } });
   state.failure = "error";
@@ -28,7 +34,7 @@ export function checkOutput(state: RunState): CheckedOutput {
   );
   state.namespace.output = fallback;
   state.defaultPayload = fallback.payload;
-  return { output: fallback, json: undefined };
+  return { output: fallback, json: undefined, isDefault: true };
 }
 
 /** What is wrong with the output, or, when nothing is, its payload as JSON text (none for a byte string). */
@@ -52,9 +58,9 @@ function inspectOutput(
       );
   }
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
-  if (hasContentType && !(payload instanceof Uint8Array))
+  if (hasContentType && !isUint8Array(payload))
     return problem("output.payload must be a byte string when Content-Type is set");
-  if (payload instanceof Uint8Array) return { json: undefined };
+  if (isUint8Array(payload)) return { json: undefined };
   if (typeof payload === "function" || typeof payload === "symbol")
     return problem("output.payload cannot be sent as JSON");
   // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
@@ -65,13 +71,23 @@ function inspectOutput(
   }
 }
 
+/**
+ * A checked output as plain data of bass's own realm, which is what leaves the cells' realm (SPEC §13.1):
+ * a JSON payload as its JSON text reads, a byte string as a Buffer of its own.
+ */
+function release(output: OutputData, json: string | undefined): OutputData {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(output.headers)) headers[name] = value;
+  const payload = json === undefined ? Buffer.from(output.payload as Uint8Array) : JSON.parse(json);
+  return { status: output.status, headers, payload };
+}
+
 // RFC 9110: a header name is a token; a value holds no line breaks and no NUL, and Node sends it as Latin-1.
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** The output as history records it: byte strings as `{ bytes, preview }`. */
 export function recordedOutput(output: OutputData): OutputData {
-  const payload =
-    output.payload instanceof Uint8Array ? bytesPreview(output.payload) : snapshot(output.payload);
+  const payload = isUint8Array(output.payload) ? bytesPreview(output.payload) : snapshot(output.payload);
   return { status: output.status, headers: snapshot(output.headers) as Record<string, string>, payload };
 }

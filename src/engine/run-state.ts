@@ -1,4 +1,5 @@
-import type { CompiledCell, Namespace } from "./cell.js";
+import { BassError } from "../errors.js";
+import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
 
@@ -77,21 +78,55 @@ export function addItem(state: RunState, item: NewItem): Item {
   return full;
 }
 
-/** Runs a cell within the cell and run time limits; after a cell that called `end()`, throws RunEnded. */
+/**
+ * Runs a cell within the cell and run time limits and gives its value, awaited where the cell awaits or
+ * its value is a promise; after a cell that called `end()`, throws (or rejects with) RunEnded.
+ */
 export function callCell(state: RunState, cell: CompiledCell): unknown {
   const deadline = Math.min(performance.now() + state.cellTimeoutMs, state.runDeadline);
   const wasEnded = state.ended;
   const value = cell.run(state.namespace, deadline);
+  if (isThenable(value)) return settleCell(state, value, wasEnded);
   if (state.ended && !wasEnded) throw new RunEnded();
   return value;
 }
 
-/** Runs an optional cell; undefined when there is none. */
+async function settleCell(state: RunState, value: PromiseLike<unknown>, wasEnded: boolean): Promise<unknown> {
+  const settled = await value;
+  if (state.ended && !wasEnded) throw new RunEnded();
+  return settled;
+}
+
+/** Runs an optional cell (see callCell); undefined when there is none. */
 export function callOptional(state: RunState, cell: CompiledCell | undefined): unknown {
   return cell ? callCell(state, cell) : undefined;
 }
 
-/** Binds loop variables for the duration of `work`, then unbinds them (SPEC §4.2 scopes). */
+/**
+ * Runs a cell in a place that takes its value at once (a field mapping, a validation rule, a mask's
+ * `apply_if`): a cell that awaits, or gives a promise, fails there.
+ */
+export function callCellNow(state: RunState, cell: CompiledCell): unknown {
+  const value = callCell(state, cell);
+  if (!isThenable(value)) return value;
+  // Its outcome is not waited for, so that its failure is no unhandled rejection.
+  (value as Promise<unknown>).catch(() => {});
+  throw new BassError(
+    "CELL_ERROR",
+    `${state.integration.name}: ${cell.label}: gives a promise where its value is needed at once; await works in hooks, call_if and call_for_each`,
+    { cell: cell.label },
+  );
+}
+
+/** Runs an optional cell in a place that takes its value at once (see callCellNow). */
+export function callOptionalNow(state: RunState, cell: CompiledCell | undefined): unknown {
+  return cell ? callCellNow(state, cell) : undefined;
+}
+
+/**
+ * Binds loop variables for the duration of `work`, then unbinds them (SPEC §4.2 scopes); where `work` gives
+ * a promise (a cell that awaits), once it settles.
+ */
 export function withBindings<T>(state: RunState, bindings: Record<string, unknown>, work: () => T): T {
   const namespace = state.namespace;
   // Plain loops: this runs around every hook, rule and mapping of a service call.
@@ -102,11 +137,21 @@ export function withBindings<T>(state: RunState, bindings: Record<string, unknow
     saved.push(namespace[name]);
     namespace[name] = bindings[name];
   }
-  try {
-    return work();
-  } finally {
+  const unbind = () => {
     for (let index = 0; index < names.length; index++) namespace[names[index] as string] = saved[index];
+  };
+  let result: T;
+  try {
+    result = work();
+  } catch (error) {
+    unbind();
+    throw error;
   }
+  if (!isThenable(result)) {
+    unbind();
+    return result;
+  }
+  return Promise.resolve(result).finally(unbind) as T;
 }
 
 /** The live output object, as the cells left it. */

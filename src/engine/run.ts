@@ -127,11 +127,11 @@ export function startIntegration(
     ? maskRecord(buildRecord(state, "running", clock), scrub())
     : undefined;
   const completion = steps.then(() => {
-    const { output: final, json } = checkOutput(state);
+    const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();
     let outputJson = json;
     // The §12 default output is masked, also where serve sends it: it may echo input in its details.
-    if (isDefaultOutput(state, final)) {
+    if (isDefault) {
       scrubber(final.payload);
       outputJson = undefined;
     }
@@ -145,11 +145,6 @@ export function startIntegration(
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
   const mask = <T>(value: T): T => scrub()(copyOf(value));
   return { runId: state.id, started, accepted, completion, mask };
-}
-
-/** Whether the output's payload is still the engine's own §12 default, untouched by a hook. */
-function isDefaultOutput(state: RunState, output: OutputData): boolean {
-  return state.defaultPayload !== undefined && output.payload === state.defaultPayload;
 }
 
 type InputItem = Extract<Item, { kind: "INPUT" }>;
@@ -195,7 +190,7 @@ async function runSteps(
     // The state hooks and finally_hook may always shape the answer: only the cell limit applies to them.
     state.runDeadline = Number.POSITIVE_INFINITY;
     try {
-      callOptional(state, state.failure ? hooks.on_failure_hook : hooks.on_success_hook);
+      await callOptional(state, state.failure ? hooks.on_failure_hook : hooks.on_success_hook);
     } catch (error) {
       failUnlessEnded(state, error);
     }
@@ -204,7 +199,7 @@ async function runSteps(
   }
   state.runDeadline = Number.POSITIVE_INFINITY;
   try {
-    callOptional(state, hooks.finally_hook);
+    await callOptional(state, hooks.finally_hook);
   } catch (error) {
     if (!(error instanceof RunEnded)) failOnError(state, error);
   }

@@ -44,8 +44,8 @@ async function runCallForEach(
   adapters: AdapterResolver,
 ): Promise<CallFailure | undefined> {
   const fv = request.formulaVariable;
-  const items = toItems(callCell(state, callForEach), `${fv}.call_for_each`);
-  const slots: (CallSlot | null)[] = [];
+  const items = toItems(await callCell(state, callForEach), `${fv}.call_for_each`);
+  const slots: (CallSlot | null)[] = state.integration.realm.adopt([]);
   state.namespace[fv] = slots;
   for (const [sridx, sritem] of items.entries()) {
     slots[sridx] = null;
@@ -63,7 +63,10 @@ async function runCallIf(
   slots: Call["slots"],
   adapters: AdapterResolver,
 ): Promise<CallFailure | undefined> {
-  if (request.callIf && !withBindings(state, bindings, () => callCell(state, request.callIf as never)))
+  if (
+    request.callIf &&
+    !(await withBindings(state, bindings, () => callCell(state, request.callIf as never)))
+  )
     return undefined;
   const failed = await runCall(createCall(state, request, bindings, slots), adapters);
   return failed && request.abortOnFailure ? failed : undefined;
@@ -100,29 +103,29 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   const sridx = bindings.sridx;
   const started = performance.now();
 
-  guard(call, prepare);
+  await guard(call, prepare);
   const slot = call.slot;
   if (call.failure || !slot) {
     addRequestItem(state, request, sridx, started, slot?.request.payload ?? null, null);
-    runHook(call, "after_prepare_request_failure_hook");
-    runHook(call, "after_overall_failure_hook");
+    await runHook(call, "after_prepare_request_failure_hook");
+    await runHook(call, "after_overall_failure_hook");
     return call.failure;
   }
-  runHook(call, "after_prepare_request_success_hook");
-  if (!call.failure) runHook(call, "before_execute_request_hook");
+  await runHook(call, "after_prepare_request_success_hook");
+  if (!call.failure) await runHook(call, "before_execute_request_hook");
   if (call.failure) {
     addRequestItem(state, request, sridx, started, slot.request.payload, null);
-    runHook(call, "after_overall_failure_hook");
+    await runHook(call, "after_overall_failure_hook");
     return call.failure;
   }
 
   // Execute, then RESPONSE masks and rules.
   const { response, timedOut } = await execute(state, request, adapters, slot.request, sridx);
-  slot.response = response;
+  slot.response = state.integration.realm.adopt(response);
   const item = addRequestItem(state, request, sridx, started, slot.request.payload, response);
   if (item.response && request.responseMasks.length > 0) {
     const payload = item.response.payload;
-    guard(call, () => {
+    await guard(call, () => {
       const short = applyMasks(state, request.responseMasks, payload, bindings);
       if (short.length)
         failWith(
@@ -134,22 +137,28 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   }
   if (!response.success) failWith(call, timedOut ? "timeout" : "service", response.messages);
   if (response.success && !call.failure && request.responseRules.length > 0) {
-    guard(call, () => {
+    await guard(call, () => {
       const rules = runValidationRules(state, request.responseRules, bindings);
       if (rules.aborted) failWith(call, "validation", rules.messages);
     });
   }
-  runHook(call, call.failure ? "after_execute_request_failure_hook" : "after_execute_request_success_hook");
-  runHook(call, call.failure ? "after_overall_failure_hook" : "after_overall_success_hook");
+  await runHook(
+    call,
+    call.failure ? "after_execute_request_failure_hook" : "after_execute_request_success_hook",
+  );
+  await runHook(call, call.failure ? "after_overall_failure_hook" : "after_overall_success_hook");
   return call.failure;
 }
 
 /** The prepare step: before_prepare_request_hook, field mappings, the formula variable's request, REQUEST rules. */
-function prepare(call: Call): void {
+async function prepare(call: Call): Promise<void> {
   const { state, request, bindings } = call;
-  callHook(call, "before_prepare_request_hook");
+  await callHook(call, "before_prepare_request_hook");
   const payload = withBindings(state, bindings, () => applyFieldMappings(state, request));
-  const slot: CallSlot = { request: { service_name: request.serviceName, payload }, response: null };
+  const slot: CallSlot = state.integration.realm.adopt({
+    request: { service_name: request.serviceName, payload },
+    response: null,
+  });
   call.slot = slot;
   if (call.slots) call.slots[bindings.sridx as number] = slot;
   else state.namespace[request.formulaVariable] = slot;
@@ -159,9 +168,9 @@ function prepare(call: Call): void {
 }
 
 /** Runs a step of the call: an error fails the call (a FAILURE item), not the run; `end()` still ends the run. */
-function guard(call: Call, step: (call: Call) => void): void {
+async function guard(call: Call, step: (call: Call) => unknown): Promise<void> {
   try {
-    step(call);
+    await step(call);
   } catch (error) {
     if (error instanceof RunEnded) throw error;
     const kind = recordError(call.state, error);
@@ -175,15 +184,15 @@ function failWith(call: Call, kind: FailureKind, details: string[]): void {
 }
 
 /** Runs one of the call's hooks as a step of its own (see guard). */
-function runHook(call: Call, name: ServiceRequestHook): void {
+async function runHook(call: Call, name: ServiceRequestHook): Promise<void> {
   // Most of the eight hooks are absent: nothing is bound or guarded for them.
-  if (call.request.hooks[name]) guard(call, (current) => callHook(current, name));
+  if (call.request.hooks[name]) await guard(call, (current) => callHook(current, name));
 }
 
 /** Runs one of the call's hooks, if the definition has it, with sritem and sridx bound. */
-function callHook(call: Call, name: ServiceRequestHook): void {
+function callHook(call: Call, name: ServiceRequestHook): unknown {
   const cell = call.request.hooks[name];
-  if (cell) withBindings(call.state, call.bindings, () => callCell(call.state, cell));
+  return cell ? withBindings(call.state, call.bindings, () => callCell(call.state, cell)) : undefined;
 }
 
 /** Calls the adapter within the run's time limit; a throw or a time-out is `success: false`, never an uncaught error. */

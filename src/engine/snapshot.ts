@@ -1,3 +1,4 @@
+import { isDate, isMap, isSet, isUint8Array } from "node:util/types";
 import { setOwn } from "./paths.js";
 import type { BytesPreview } from "./record.js";
 
@@ -52,8 +53,9 @@ function copy(value: unknown, depth: number, ancestors: object[]): unknown {
   const object = value as object;
   if (depth > maxDepth) return "[Too deep]";
   if (ancestors.includes(object)) return "[Circular]";
-  if (object instanceof Uint8Array) return bytesPreview(object);
-  if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
+  // Checks that hold across realms: cells make their values in a realm of their own.
+  if (isUint8Array(object)) return bytesPreview(object);
+  if (isDate(object)) return Number.isNaN(object.getTime()) ? null : object.toISOString();
   ancestors.push(object);
   const copied = copyContainer(object, depth + 1, ancestors);
   ancestors.pop();
@@ -62,9 +64,9 @@ function copy(value: unknown, depth: number, ancestors: object[]): unknown {
 
 function copyContainer(object: object, depth: number, ancestors: object[]): unknown {
   if (Array.isArray(object)) return copyItems(object, depth, ancestors);
-  if (object instanceof Set) return copyItems([...object], depth, ancestors);
+  if (isSet(object)) return copyItems([...object], depth, ancestors);
   const copied: Record<string, unknown> = {};
-  if (object instanceof Map) {
+  if (isMap(object)) {
     for (const [key, item] of object) copyEntry(copied, String(key), item, depth, ancestors);
   } else {
     const keys = Object.keys(object);

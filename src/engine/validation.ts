@@ -1,5 +1,5 @@
 import type { CompiledRule } from "./compile.js";
-import { addItem, callCell, callOptional, type RunState, withBindings } from "./run-state.js";
+import { addItem, callCellNow, callOptionalNow, type RunState, withBindings } from "./run-state.js";
 
 export interface RulesOutcome {
   /** A rule with `abort_on_failure` failed: the caller's step fails. */
@@ -20,21 +20,23 @@ export function runValidationRules(
   const outcome: RulesOutcome = { aborted: false, messages: [] };
   withBindings(state, bindings, () => {
     for (const rule of rules) {
-      const items = rule.applyToEach ? toItems(callCell(state, rule.applyToEach), rule.label) : [undefined];
+      const items = rule.applyToEach
+        ? toItems(callCellNow(state, rule.applyToEach), rule.label)
+        : [undefined];
       items.forEach((item, index) => {
         const vridx = rule.applyToEach ? index : null;
         withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () => {
-          if (rule.applyIf && !callCell(state, rule.applyIf)) return;
-          state.namespace._ = callCell(state, rule.field);
-          if (callCell(state, rule.rule)) {
-            callOptional(state, rule.passHook);
+          if (rule.applyIf && !callCellNow(state, rule.applyIf)) return;
+          state.namespace._ = callCellNow(state, rule.field);
+          if (callCellNow(state, rule.rule)) {
+            callOptionalNow(state, rule.passHook);
             return;
           }
           addItem(state, { kind: "VALIDATION_FAILURE", label: rule.label, message: rule.message, vridx });
           outcome.messages.push(rule.message);
           if (rule.abortOnFailure) outcome.aborted = true;
           state.namespace.vrmsg = rule.message;
-          callOptional(state, rule.failHook);
+          callOptionalNow(state, rule.failHook);
         });
       });
     }

@@ -18,6 +18,8 @@ import type { Definition } from "../definition/types.js";
 import type { PreparedCell } from "../engine/cell.js";
 import { prepareCell } from "../engine/cell-prepare.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import { createRunRealm } from "../engine/namespace.js";
+import type { CellRealm } from "../engine/realm.js";
 import { BassError } from "../errors.js";
 import { createProject, type OpenProjectOptions, type Project } from "./project.js";
 import type { CompileSnapshot, FileSnapshot, ProjectSnapshot } from "./snapshot.js";
@@ -39,8 +41,11 @@ export function openProjectFiles(options: OpenProjectOptions): {
   issues.sort(compareIssues);
   const compiled = new Map<LoadedDefinition, CompiledIntegration>();
   const snapshots: Record<string, CompileSnapshot> = {};
+  // Made on the first compile: opening a project to read its history needs none.
+  let realm: CellRealm | undefined;
+  const realmOf = () => (realm ??= createRunRealm());
   for (const definition of usableDefinitions(definitions, issues)) {
-    const { integration, snapshot } = compileRecorded(definition);
+    const { integration, snapshot } = compileRecorded(definition, realmOf());
     if (integration) compiled.set(definition, integration);
     // A cell's code holds its `${env:…}` values once resolved: such cells are compiled anew each time.
     if (!definition.source.text.includes("${env:")) snapshots[definition.path] = snapshot;
@@ -50,7 +55,8 @@ export function openProjectFiles(options: OpenProjectOptions): {
     file: resolved.config,
     definitions,
     issues,
-    compile: (definition) => compiled.get(definition) ?? compileIntegration(definition, prepareCell),
+    compile: (definition) =>
+      compiled.get(definition) ?? compileIntegration(definition, prepareCell, realmOf()),
   });
   const snapshot: ProjectSnapshot = {
     dir: resolved.dir,
@@ -64,17 +70,24 @@ export function openProjectFiles(options: OpenProjectOptions): {
 }
 
 /** Compiles a definition, keeping each cell's prepared code, or the error compiling stopped at. */
-function compileRecorded(definition: LoadedDefinition): {
+function compileRecorded(
+  definition: LoadedDefinition,
+  realm: CellRealm,
+): {
   integration?: CompiledIntegration;
   snapshot: CompileSnapshot;
 } {
   const cells = new Map<string, PreparedCell>();
   try {
-    const integration = compileIntegration(definition, (code, names) => {
-      const prepared = cells.get(code) ?? prepareCell(code, names);
-      cells.set(code, prepared);
-      return prepared;
-    });
+    const integration = compileIntegration(
+      definition,
+      (code, names) => {
+        const prepared = cells.get(code) ?? prepareCell(code, names);
+        cells.set(code, prepared);
+        return prepared;
+      },
+      realm,
+    );
     return { integration, snapshot: { cells: [...cells] } };
   } catch (error) {
     if (!(error instanceof BassError)) throw error;

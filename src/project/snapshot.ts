@@ -6,6 +6,8 @@ import { restoreYamlSource, type SourceSnapshot } from "../definition/source-sna
 import type { Definition, ProjectConfig } from "../definition/types.js";
 import type { PreparedCell } from "../engine/cell.js";
 import { compileIntegration } from "../engine/compile.js";
+import { createRunRealm } from "../engine/namespace.js";
+import type { CellRealm } from "../engine/realm.js";
 import { BassError, type BassErrorCode, type SourcePosition } from "../errors.js";
 import { createProject, type Project } from "./project.js";
 import { usableDefinitions } from "./usable.js";
@@ -57,6 +59,8 @@ export function restoreProject(
     loaded.issues.filter((issue) => issue.rule === "env-unset"),
   );
   const issues = [...snapshot.issues, ...unset].sort(compareIssues);
+  // Made on the first compile: opening a project to read its history needs none.
+  let realm: CellRealm | undefined;
   if (usableDefinitions(definitions, issues).some((definition) => !snapshot.compiled[definition.path]))
     return undefined;
   return createProject({
@@ -64,7 +68,10 @@ export function restoreProject(
     file,
     definitions,
     issues,
-    compile: (definition) => compileFromSnapshot(definition, snapshot.compiled[definition.path]),
+    compile: (definition) => {
+      realm ??= createRunRealm();
+      return compileFromSnapshot(definition, snapshot.compiled[definition.path], realm);
+    },
   });
 }
 
@@ -81,17 +88,25 @@ function restoreFile<T>(snapshot: FileSnapshot, texts: ReadonlyMap<string, strin
   };
 }
 
-function compileFromSnapshot(definition: LoadedDefinition, compiled: CompileSnapshot | undefined) {
+function compileFromSnapshot(
+  definition: LoadedDefinition,
+  compiled: CompileSnapshot | undefined,
+  realm: CellRealm,
+) {
   if (!compiled) throw new Error(`bass: ${definition.file} was not compiled when the project was opened`);
   if ("error" in compiled) {
     const { code, message, position } = compiled.error;
     throw new BassError(code, message, { position });
   }
   const cells = new Map(compiled.cells);
-  return compileIntegration(definition, (code) => {
-    const prepared = cells.get(code);
-    if (!prepared)
-      throw new Error(`bass: a cell of ${definition.file} was not prepared when the project was opened`);
-    return prepared;
-  });
+  return compileIntegration(
+    definition,
+    (code) => {
+      const prepared = cells.get(code);
+      if (!prepared)
+        throw new Error(`bass: a cell of ${definition.file} was not prepared when the project was opened`);
+      return prepared;
+    },
+    realm,
+  );
 }

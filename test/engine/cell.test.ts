@@ -3,6 +3,7 @@ import type { CellRef } from "../../src/definition/cells.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
 import { compileCell, type Namespace } from "../../src/engine/cell.js";
 import { prepareCell } from "../../src/engine/cell-prepare.js";
+import { createRunRealm } from "../../src/engine/namespace.js";
 import { BassError } from "../../src/errors.js";
 
 /** Compiles `code` as the before_hook of a definition whose file starts with `name: a` on line 1. */
@@ -18,6 +19,7 @@ function compile(code: string, names: string[] = ["input", "output", "keep"]) {
     file: "a.yaml",
     namespaceNames: new Set(names),
     locateInString: source.locateInString,
+    realm: createRunRealm(),
   });
 }
 

@@ -1,0 +1,288 @@
+import { isDate, isMap, isNativeError, isSet } from "node:util/types";
+import { compileFunction, createContext, runInContext } from "node:vm";
+
+/** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
+export type Namespace = Record<string, unknown>;
+
+/**
+ * One call of a cell as the realm's checks see it: its deadline, and what its loops and `throw`s leave. The
+ * cell's code, the functions it defines among it, holds it, so promise work a cell starts is held to its
+ * own deadline whenever it runs.
+ */
+export interface CellCall {
+  readonly deadline: number;
+  /** Set once a check found the deadline passed: every later check throws, so no `catch` outlives it. */
+  readonly expired: boolean;
+  /** The last value a `throw` statement of the cell threw, with its line in the cell. */
+  readonly lastThrow: { value: unknown; line: number } | undefined;
+}
+
+/** A cell compiled in the realm: it takes the namespace and its call. */
+export type RealmCell = (namespace: Namespace, call: CellCall) => unknown;
+
+/** A special function's implementation for one run, or an object of them (`console`). */
+export type SpecialImplementation =
+  | ((...args: unknown[]) => unknown)
+  | Record<string, (...args: unknown[]) => unknown>;
+
+export interface CellRealmOptions {
+  /** The names of the special functions; reading one calls `special` with the namespace that was read. */
+  specialNames: readonly string[];
+  special(namespace: Namespace, name: string): SpecialImplementation;
+}
+
+/**
+ * The realm cells run in (SPEC §13.1): a context of its own whose intrinsics are frozen and where code
+ * cannot be made from strings (`eval`, `Function`), so no run changes what another run, or bass, sees.
+ * Nothing of bass's own realm is reachable from a cell: the namespace, the special functions and the
+ * checks the compiled code calls are made in the realm, and what bass hands in is copied into it.
+ */
+export interface CellRealm {
+  /**
+   * A function of the realm from a cell's prepared code: an expression's value or a body's `return`, an
+   * async function's promise where the cell awaits. Line 1 of the cell is line 2 of `filename`.
+   */
+  compile(code: string, form: "expression" | "body", isAsync: boolean, filename: string): RealmCell;
+  /** A call of a cell that must end by `deadline` (a `performance.now()` time). */
+  createCall(deadline: number): CellCall;
+  /** Plain data copied into the realm (objects, arrays, byte strings, dates); a primitive is itself. */
+  adopt<T>(value: T): T;
+  /** A namespace made in the realm, inheriting the special functions. */
+  createNamespace(): Namespace;
+  /** The call that runs a cell now, so that functions of other cells it calls keep to its deadline. */
+  enter(call: CellCall | undefined): CellCall | undefined;
+  /** Ends a call at its deadline: every later check of its code throws. */
+  expire(call: CellCall): void;
+}
+
+/** The realm's side, evaluated in it once: its checks, its copy of plain data and the namespace's base. */
+const bootstrap = String.raw`(host) => {
+  "use strict";
+  const { now, special, specialNames } = host;
+  let current;
+  // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
+  // every thousandth of a fast one, so a deadline holds whatever a body does.
+  const tick = (call) => {
+    const running = current ?? call;
+    if (running.expired) throw new RangeError("the cell ran past its time limit");
+    if (--running.countdown > 0) return;
+    const time = now();
+    if (time > running.deadline) {
+      running.expired = true;
+      throw new RangeError("the cell ran past its time limit");
+    }
+    running.every = time - running.checked > 1 ? 1 : Math.min(running.every * 2, 1024);
+    running.countdown = running.every;
+    running.checked = time;
+  };
+  const get = (namespace, name) => {
+    if (name in namespace) return namespace[name];
+    throw new ReferenceError(name + " is not defined");
+  };
+  const thrown = (call, line, value) => {
+    call.lastThrow = { value, line };
+    return value;
+  };
+  // What is made here already is kept as it is; what bass made is copied, its plain objects the fast way.
+  const realmPrototypes = new Set([Object.prototype, Array.prototype, null]);
+  const adopt = (value, depth = 0) => {
+    if (value === null || typeof value !== "object") return value;
+    if (depth > 200) return null;
+    if (Array.isArray(value)) {
+      if (Object.getPrototypeOf(value) === Array.prototype) return value;
+      const copy = new Array(value.length);
+      for (let index = 0; index < value.length; index++) copy[index] = adopt(value[index], depth + 1);
+      return copy;
+    }
+    const prototype = Object.getPrototypeOf(value);
+    if (realmPrototypes.has(prototype)) return value;
+    if (prototype !== host.objectPrototype) {
+      if (ArrayBuffer.isView(value))
+        return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
+      if (host.isDate(value)) return new Date(value.getTime());
+      if (host.isMap(value))
+        return new Map(Array.from(value, ([key, item]) => [adopt(key, depth + 1), adopt(item, depth + 1)]));
+      if (host.isSet(value)) return new Set(Array.from(value, (item) => adopt(item, depth + 1)));
+    }
+    const copy = {};
+    for (const key of Object.keys(value)) {
+      const item = adopt(value[key], depth + 1);
+      // A name the frozen Object.prototype holds (constructor, toString) cannot be assigned: it is defined.
+      if (key in copy) own(copy, key, item);
+      else copy[key] = item;
+    }
+    return copy;
+  };
+  const own = (namespace, name, value) => {
+    Object.defineProperty(namespace, name, { value, writable: true, enumerable: true, configurable: true });
+    return value;
+  };
+  // What bass's side throws reaches the cell as an error of the realm, with its message.
+  const callHost = (implementation, args) => {
+    try {
+      return adopt(implementation(...args));
+    } catch (error) {
+      const Kind = { TypeError, RangeError, ReferenceError, SyntaxError }[host.errorName(error)] ?? Error;
+      throw new Kind(host.errorMessage(error));
+    }
+  };
+  const wrap = (implementation) => (...args) => callHost(implementation, args);
+  const base = Object.create(null);
+  for (const name of specialNames) {
+    Object.defineProperty(base, name, {
+      get() {
+        const made = special(this, name);
+        const value = typeof made === "function"
+          ? wrap(made)
+          : Object.freeze(Object.fromEntries(Object.keys(made).map((key) => [key, wrap(made[key])])));
+        return own(this, name, value);
+      },
+      set(value) {
+        own(this, name, value);
+      },
+    });
+  }
+  Object.freeze(base);
+  // The few globals of the web platform cells have, made here so that what they give is of the realm.
+  class TextEncoder {
+    get encoding() {
+      return "utf-8";
+    }
+    encode(text = "") {
+      return callHost(host.encode, [String(text)]);
+    }
+  }
+  class TextDecoder {
+    #label;
+    constructor(label = "utf-8") {
+      this.#label = String(label);
+    }
+    get encoding() {
+      return this.#label;
+    }
+    decode(bytes = new Uint8Array(0)) {
+      return callHost(host.decode, [bytes, this.#label]);
+    }
+  }
+  Object.defineProperties(globalThis, {
+    __tick: { value: tick },
+    __get: { value: get },
+    __thrown: { value: thrown },
+    TextEncoder: { value: TextEncoder },
+    TextDecoder: { value: TextDecoder },
+    atob: { value: (text) => callHost(host.atob, [text]) },
+    btoa: { value: (text) => callHost(host.btoa, [text]) },
+    structuredClone: { value: (value) => callHost(host.structuredClone, [value]) },
+  });
+
+  const hardened = new Set();
+  const harden = (value) => {
+    if ((typeof value !== "object" && typeof value !== "function") || value === null || hardened.has(value)) return;
+    hardened.add(value);
+    Object.freeze(value);
+    harden(Object.getPrototypeOf(value));
+    for (const key of Reflect.ownKeys(value)) {
+      const property = Reflect.getOwnPropertyDescriptor(value, key);
+      if ("value" in property) harden(property.value);
+      else {
+        harden(property.get);
+        harden(property.set);
+      }
+    }
+  };
+  // A frozen prototype's data property cannot be shadowed by assignment (\`error.name = …\`, \`obj.toString
+  // = …\` throw in strict mode): the usual ones become accessors whose setter defines the property on the
+  // object assigned to, as the override works on an unfrozen prototype.
+  const overridable = ["constructor", "toString", "toLocaleString", "valueOf", "name", "message", "toJSON"];
+  const tame = (prototype) => {
+    for (const key of overridable) {
+      const property = Reflect.getOwnPropertyDescriptor(prototype, key);
+      if (!property || !("value" in property) || !property.configurable) continue;
+      const { value } = property;
+      Object.defineProperty(prototype, key, {
+        get: () => value,
+        set(assigned) {
+          if (this === prototype) throw new TypeError("Cannot assign to read only property '" + key + "' of a frozen prototype");
+          Object.defineProperty(this, key, { value: assigned, writable: true, enumerable: true, configurable: true });
+        },
+        enumerable: property.enumerable,
+        configurable: false,
+      });
+    }
+  };
+  for (const Kind of [Object, Array, Function, Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError, AggregateError, Date, RegExp, Promise, Map, Set])
+    tame(Kind.prototype);
+  // The global object itself cannot be frozen, and no cell reaches it: its properties can.
+  hardened.add(globalThis);
+  for (const key of Reflect.ownKeys(globalThis)) harden(Reflect.getOwnPropertyDescriptor(globalThis, key).value);
+  // Intrinsics no global names: the prototypes of async and generator functions and of iterators.
+  for (const intrinsic of [
+    async () => {}, function* () {}, async function* () {}, [].values(), new Map().values(), new Set().values(),
+    ""[Symbol.iterator](), /x/[Symbol.matchAll](""),
+  ]) harden(intrinsic);
+  return Object.freeze({
+    adopt,
+    createNamespace: () => Object.create(base),
+    enter(call) {
+      const outer = current;
+      current = call;
+      return outer;
+    },
+    expire(call) {
+      call.expired = true;
+    },
+    createCall: (deadline) => ({
+      deadline,
+      expired: false,
+      lastThrow: undefined,
+      countdown: 1,
+      every: 1,
+      checked: now(),
+    }),
+  });
+}`;
+
+/** Creates a realm for the cells of one loaded project. */
+export function createCellRealm(options: CellRealmOptions): CellRealm {
+  const context = createContext(Object.create(null), {
+    name: "bass cells",
+    codeGeneration: { strings: false, wasm: false },
+  });
+  const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
+    now: () => performance.now(),
+    objectPrototype: Object.prototype,
+    isDate,
+    isMap,
+    isSet,
+    encode: (text: string) => new TextEncoder().encode(text),
+    decode: (bytes: Uint8Array, label: string) => new TextDecoder(label).decode(bytes),
+    atob: (text: string) => atob(text),
+    btoa: (text: string) => btoa(text),
+    structuredClone: (value: unknown) => structuredClone(value),
+    errorName: (error: unknown) => (isNativeError(error) ? error.name : "Error"),
+    errorMessage: (error: unknown) => (isNativeError(error) ? error.message : String(error)),
+    specialNames: [...options.specialNames],
+    special: options.special,
+  });
+  return {
+    compile(code, form, isAsync, filename) {
+      const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
+      const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;
+      const body = run === undefined ? `"use strict";\n${code}\n` : `"use strict";\nreturn ${run};`;
+      return compileFunction(body, ["__ns", "__c"], { parsingContext: context, filename }) as RealmCell;
+    },
+    createCall: (deadline) => realm.createCall(deadline),
+    expire: (call) => realm.expire(call),
+    adopt: (value) => realm.adopt(value),
+    createNamespace: () => realm.createNamespace(),
+    enter: (call) => realm.enter(call),
+  };
+}
+
+interface RealmSide {
+  adopt<T>(value: T): T;
+  createCall(deadline: number): CellCall;
+  expire(call: CellCall): void;
+  createNamespace(): Namespace;
+  enter(call: CellCall | undefined): CellCall | undefined;
+}

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { echoAdapter } from "../../src/adapters/echo.js";
+import type { Item } from "../../src/engine/record.js";
+import { type RunInput, runIntegration } from "../../src/engine/run.js";
+import { openProjectFiles } from "../../src/project/open-files.js";
+import { createTempDir, defaultProjectFile, runDefinition } from "../_helpers.js";
+
+/** Runs the one definition of a project as many times as there are inputs, on one compiled integration. */
+async function runTwice(definition: string, inputs: RunInput[]) {
+  const dir = createTempDir({ "bass.config.yaml": defaultProjectFile, "integrations/a.yaml": definition });
+  const { project } = openProjectFiles({ cwd: dir, env: {} });
+  const integration = project.compile(project.definitions[0] as never);
+  const results = [];
+  for (const input of inputs)
+    results.push(
+      await runIntegration(integration, input, {
+        cellTimeoutMs: 1000,
+        runTimeoutMs: 5000,
+        adapters: () => echoAdapter,
+        trigger: "test",
+        secrets: [],
+      }),
+    );
+  return results;
+}
+
+function failures(items: readonly Item[]) {
+  return items.flatMap((item) => (item.kind === "FAILURE" ? [item.error] : []));
+}
+
+afterEach(() => {
+  // Had a cell reached bass's realm, the test process itself would show it.
+  expect(Object.prototype).not.toHaveProperty("toJSON");
+  expect(JSON.stringify({ a: 1 })).toBe('{"a":1}');
+});
+
+describe("cells run in a realm of their own (SPEC §13.1)", () => {
+  it.each([
+    ["Object.prototype", "Object.prototype.toJSON = () => 'hijacked'"],
+    ["the prototype of input", "input.constructor.prototype.toJSON = () => 'hijacked'"],
+    ["the prototype of a formula variable", "(output.constructor.prototype).toJSON = () => 'hijacked'"],
+    ["Array.prototype", "Array.prototype.map = () => ['hijacked']"],
+    ["JSON", "JSON.stringify = () => 'hijacked'"],
+  ])("fails the run that changes %s, and the next run answers as before", async (_name, attack) => {
+    const definition = `name: a
+on_success_hook: |
+  if (input.payload.attack) { ${attack} }
+  output.payload = { list: [1, 2].map((n) => n * 2), text: JSON.stringify({ b: 1 }) }
+`;
+    const [attacked, next] = await runTwice(definition, [{ payload: { attack: true } }, { payload: {} }]);
+    expect(attacked?.status).toBe("failure");
+    expect(failures(attacked?.record.items ?? [])[0]).toMatchObject({ code: "cell_error" });
+    expect(next?.status).toBe("success");
+    expect(next?.output.payload).toEqual({ list: [2, 4], text: '{"b":1}' });
+    expect(next?.outputJson).toBe('{"list":[2,4],"text":"{\\"b\\":1}"}');
+  });
+
+  it("gives no way to make code from a string, through any function a cell can reach", async () => {
+    const code = `
+const reach = [
+  () => eval("1"),
+  () => Function("return 1")(),
+  () => keep.constructor("return 1")(),
+  () => console.log.constructor("return 1")(),
+  () => arguments[1].constructor.constructor("return 1")(),
+  () => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(arguments[0]), "end").get.constructor("return 1")(),
+  () => (async () => {}).constructor("return 1")(),
+]
+output.payload = reach.map((attempt) => { try { return typeof attempt() } catch (error) { return error.name } })`;
+    const result = await runDefinition(`name: a\nbefore_hook: ${JSON.stringify(code)}\n`, { payload: {} });
+    // eval and Function are no names a cell has; every constructor it reaches refuses.
+    expect(result.output.payload).toEqual([
+      "ReferenceError",
+      "ReferenceError",
+      ...Array(5).fill("EvalError"),
+    ]);
+  });
+
+  it("sends a byte string made in the realm as bytes, and takes plain data out of it", async () => {
+    const result = await runDefinition(
+      `name: a
+on_success_hook: |
+  output.headers = { "Content-Type": "text/plain" }
+  output.payload = new TextEncoder().encode("héllo")
+`,
+      { payload: {} },
+    );
+    expect(result.status).toBe("success");
+    expect(Buffer.isBuffer(result.output.payload)).toBe(true);
+    expect(String(result.output.payload)).toBe("héllo");
+
+    const json = await runDefinition(
+      `name: a\non_success_hook: |\n  output.payload = { when: new Date(0), skip: () => 1, list: new Set([1]), bytes: bytes("hi") }\n`,
+      { payload: {} },
+    );
+    expect(json.output.payload).toEqual({
+      when: "1970-01-01T00:00:00.000Z",
+      list: {},
+      bytes: { 0: 104, 1: 105 },
+    });
+    expect(Object.getPrototypeOf(json.output.payload)).toBe(Object.prototype);
+  });
+
+  it("copies what bass hands in, so that the realm's objects are all a cell sees", async () => {
+    const result = await runDefinition(
+      `name: a
+on_success_hook: |
+  output.payload = [input.payload, input.payload.list, t.request.payload, t.response.payload]
+    .map((value) => Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === Array.prototype)
+service_requests:
+  - formula_variable: t
+    system: transform
+    field_mappings:
+      - { field: body, value: "({ a: 1 })" }
+`,
+      { payload: { list: [1] } },
+    );
+    expect(result.output.payload).toEqual([true, true, true, true]);
+  });
+});
