@@ -8,5 +8,6 @@ const args = process.argv.slice(2);
 // and compiling its optimized code costs more than the run (bench/run-start.js, the live run).
 if (args.find((arg) => !arg.startsWith("-")) === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg)))
   (await import("node:v8")).setFlagsFromString("--liftoff-only");
-const { main } = await import("../dist/cli-bundle/main.js");
+const { guardCellRejections, main } = await import("../dist/cli-bundle/main.js");
+guardCellRejections();
 process.exitCode = await main(args);

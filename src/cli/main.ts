@@ -1,4 +1,5 @@
 import { CommanderError } from "commander";
+import { noteCellRejection } from "../engine/cell.js";
 import { isBassError } from "../errors.js";
 import type { Writers } from "./output.js";
 import { processWriters } from "./process-writers.js";
@@ -16,6 +17,16 @@ async function readProcessStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * A promise a cell started and left rejected fails that cell's run (noteCellRejection), never the process;
+ * any other rejection nobody handled is a bug of bass's and ends it, as Node would.
+ */
+export function guardCellRejections(): void {
+  process.on("unhandledRejection", (reason, promise) => {
+    if (!noteCellRejection(reason, promise)) throw reason;
+  });
 }
 
 /** Runs the CLI and returns its exit code: the one place where errors become messages and exit codes. */

@@ -40,6 +40,21 @@ export interface CompileCellContext {
 
 let nextCellId = 0;
 
+/** Errors of promises that cells started and nobody handled, by the cell's compiled file name. */
+const leftRejections = new Map<string, unknown>();
+
+/**
+ * Takes note of a rejection nobody handled, if a cell's promise it is (of the cells' realm, not bass's):
+ * the cell that awaited fails with it, and the process goes on. Says whether it was a cell's. The process's
+ * `unhandledRejection` handler calls it (bin/bass.js).
+ */
+export function noteCellRejection(reason: unknown, promise: Promise<unknown>): boolean {
+  if (promise instanceof Promise) return false;
+  const file = isNativeError(reason) ? /bass-cell-\d+/.exec(reason.stack ?? "")?.[0] : undefined;
+  if (file) leftRejections.set(file, reason);
+  return true;
+}
+
 /** Compiles a prepared cell into a plain function: free names read the namespace, loops check the deadline. */
 export function compileCell(
   cell: CellRef,
@@ -63,6 +78,7 @@ export function compileCell(
   return {
     label: cell.label,
     run(namespace, deadline) {
+      leftRejections.delete(filename);
       const call = context.realm.createCall(deadline);
       const outer = context.realm.enter(call);
       let value: unknown;
@@ -73,9 +89,8 @@ export function compileCell(
       } finally {
         context.realm.enter(outer);
       }
-      return isThenable(value)
-        ? settle(value, call, context.realm).catch((error) => Promise.reject(fail(error, call)))
-        : value;
+      if (!isThenable(value)) return value;
+      return settle(value, call, context.realm, filename).catch((error) => Promise.reject(fail(error, call)));
     },
   };
 }
@@ -93,10 +108,26 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * What a cell's promise settles to, within the cell's deadline: past it the call expires (its code still
  * running or yet to run throws at its next check) and the cell fails with a time-out.
  */
-async function settle(value: PromiseLike<unknown>, call: CellCall, realm: CellRealm): Promise<unknown> {
+async function settle(
+  value: PromiseLike<unknown>,
+  call: CellCall,
+  realm: CellRealm,
+  filename: string,
+): Promise<unknown> {
   const settled = await withinDeadline(value, call.deadline, () => realm.expire(call));
   if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
+  // Node reports a rejection nobody handled once the current turn is over.
+  await new Promise((resolve) => setImmediate(resolve));
+  const left = leftRejections.get(filename);
+  if (left !== undefined) {
+    leftRejections.delete(filename);
+    throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorText(left)}`);
+  }
   return settled;
+}
+
+function errorText(error: unknown): string {
+  return isNativeError(error) ? error.message : String(error);
 }
 
 function toCellError(
