@@ -353,9 +353,12 @@ Names every cell sees (SPEC §4.2, §4.3):
 | \`add_run_label(label)\` | labels the run (\`bass history --label\`) |
 | \`bytes(string, encoding = "utf8")\` | a byte string for \`output.payload\` with a \`Content-Type\` header |
 
-Cells see the standard JavaScript built-ins (\`JSON\`, \`Math\`, \`Date\`, \`URL\`, \`encodeURIComponent\`, …)
-and not \`require\`, \`import\`, \`process\` or the file system (\`cell-forbidden\` finds them). A cell that
-runs longer than \`limits.cell_timeout_ms\` throws a time-out.
+Cells see the standard JavaScript built-ins (\`JSON\`, \`Math\`, \`Date\`, \`encodeURIComponent\`, …),
+\`TextEncoder\`, \`TextDecoder\`, \`atob\`, \`btoa\` and \`structuredClone\`, and not \`require\`,
+\`import\`, \`process\` or the file system (\`cell-forbidden\` finds them). They run in a realm of their own
+whose built-ins are frozen and where no code is made from a string (\`eval\`, \`Function\`), so no run
+changes what another sees. A cell may \`await\` in hooks, \`call_if\` and \`call_for_each\`. A cell that
+runs longer than \`limits.cell_timeout_ms\`, its promise work included, throws a time-out.
 `,
 };
 

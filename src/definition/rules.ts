@@ -11,6 +11,8 @@ export const rules = {
   "env-unset": "An ${env:NAME} reference names a variable that is not set and has no default.",
   "cell-syntax": "A code cell is not valid JavaScript (strict mode).",
   "cell-forbidden": "A code cell uses something cells do not have (import, require, process).",
+  "cell-code-from-string":
+    "A code cell makes code from a string (eval, Function, x.constructor.constructor): cells cannot, it fails when it runs.",
   "unknown-formula-variable":
     "A reference to a service request formula variable that the integration does not have.",
   "unknown-value-mapping-set": "A reference to a value mapping set that the integration does not have.",

@@ -97,6 +97,24 @@ const cases: RuleCase[] = [
     passes: "name: a\nbefore_hook: |\n  const fs = 'require'\n",
   },
   {
+    rule: "cell-code-from-string",
+    trips: "name: a\nbefore_hook: keep.constructor.constructor('return 1')()\n",
+    at: [2, 14],
+    passes: "name: a\nbefore_hook: keep.constructor.name\n",
+  },
+  {
+    rule: "cell-code-from-string",
+    trips: "name: a\nbefore_hook: |\n  const n = 1\n  return eval('n + 1')\n",
+    at: [4, 10],
+    passes: "name: a\nbefore_hook: |\n  const eval2 = (x) => x\n  return eval2('n + 1')\n",
+  },
+  {
+    rule: "cell-code-from-string",
+    trips: "name: a\nbefore_hook: new Function('return 1')()\n",
+    at: [2, 14],
+    passes: "name: a\nbefore_hook: |\n  const Function = (x) => x\n  return Function('return 1')\n",
+  },
+  {
     rule: "unknown-formula-variable",
     trips: `name: a\non_success_hook: output.payload = crm.response.payload\nservice_requests:\n${httpRequest()}`,
     at: [2, 35],

@@ -16,6 +16,8 @@ const loopNames = new Set<string>(loopVariables);
 /** What the rules need of one cell's tree: the same for every cell with the same code. */
 interface CellFacts {
   imports: Node[];
+  /** Calls of eval or Function, and `.constructor.constructor`: ways to make code from a string. */
+  codeFromStrings: Node[];
   /** Free references to a forbidden name or a loop variable, in source order. */
   suspects: Identifier[];
   /** `fv` of each `fv.request` / `fv.response` where `fv` is free and no name the namespace always has. */
@@ -74,6 +76,13 @@ interface KnownNames {
 function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report: Report): void {
   for (const node of facts.imports)
     report("cell-forbidden", `${cell.label}: cells cannot import modules`, at(node));
+  for (const node of facts.codeFromStrings)
+    report(
+      "cell-code-from-string",
+      `${cell.label}: cells cannot make code from a string (eval, Function, .constructor.constructor); this fails when it runs`,
+      at(node),
+      { severity: "warning" },
+    );
   for (const node of facts.suspects) {
     if (forbiddenNames.has(node.name)) {
       report(
@@ -109,6 +118,14 @@ function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report
   }
 }
 
+/** `x.constructor` or `x["constructor"]`. */
+function isConstructor(member: MemberExpression): boolean {
+  const { property } = member;
+  return member.computed
+    ? property.type === "Literal" && property.value === "constructor"
+    : property.type === "Identifier" && property.name === "constructor";
+}
+
 /** `fv` of `fv.request`, `fv.response`, `fv[sridx].response`. */
 function formulaVariableOf(member: MemberExpression): Identifier | undefined {
   const property = member.property;
@@ -141,6 +158,7 @@ function walkFacts(program: Program): CellFacts {
   const references: Identifier[] = [];
   const members: MemberExpression[] = [];
   const imports: Node[] = [];
+  const calls: Node[] = [];
   const kept: string[] = [];
   const setNames: Literal[] = [];
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
@@ -152,7 +170,9 @@ function walkFacts(program: Program): CellFacts {
     Identifier: (node) => void references.push(node),
     MemberExpression: (node) => void members.push(node),
     ImportExpression: (node) => void imports.push(node),
+    NewExpression: (node) => void calls.push(node),
     CallExpression: (node) => {
+      calls.push(node);
       const [argument] = node.arguments;
       if (
         node.callee.type === "Identifier" &&
@@ -175,8 +195,21 @@ function walkFacts(program: Program): CellFacts {
     },
   });
   const isFree = (name: string) => !declared.has(name);
+  const callsCode = (node: Node) => {
+    const callee = (node as Node & { callee: Node }).callee;
+    return (
+      callee.type === "Identifier" &&
+      ["eval", "Function"].includes((callee as Identifier).name) &&
+      isFree((callee as Identifier).name)
+    );
+  };
+  const constructorOfConstructor = (member: MemberExpression) =>
+    isConstructor(member) && member.object.type === "MemberExpression" && isConstructor(member.object);
   return {
     imports,
+    codeFromStrings: [...calls.filter(callsCode), ...members.filter(constructorOfConstructor)].sort(
+      (a, b) => a.start - b.start,
+    ),
     suspects: references.filter(
       (node) => isFree(node.name) && (forbiddenNames.has(node.name) || loopNames.has(node.name)),
     ),
