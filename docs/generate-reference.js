@@ -357,7 +357,7 @@ Cells see the standard JavaScript built-ins (\`JSON\`, \`Math\`, \`Date\`, \`enc
 \`TextEncoder\`, \`TextDecoder\`, \`atob\`, \`btoa\` and \`structuredClone\`, and not \`require\`,
 \`import\`, \`process\` or the file system (\`cell-forbidden\` finds them). They run in a realm of their own
 whose built-ins are frozen and where no code is made from a string (\`eval\`, \`Function\`), so no run
-changes what another sees. A cell may \`await\` in hooks, \`call_if\` and \`call_for_each\`. A cell that
+changes what another sees. A cell may \`await\` (but in a mask's \`apply_if\`). A cell that
 runs longer than \`limits.cell_timeout_ms\`, its promise work included, throws a time-out.
 `,
 };

@@ -103,8 +103,8 @@ export function callOptional(state: RunState, cell: CompiledCell | undefined): u
 }
 
 /**
- * Runs a cell in a place that takes its value at once (a field mapping, a validation rule, a mask's
- * `apply_if`): a cell that awaits, or gives a promise, fails there.
+ * Runs a cell in a place that takes its value at once (a mask's `apply_if`: the INPUT item is masked
+ * before any wait, so an async run's first record holds no masked value): a promise fails the cell.
  */
 export function callCellNow(state: RunState, cell: CompiledCell): unknown {
   const value = callCell(state, cell);
@@ -113,7 +113,7 @@ export function callCellNow(state: RunState, cell: CompiledCell): unknown {
   (value as Promise<unknown>).catch(() => {});
   throw new BassError(
     "CELL_ERROR",
-    `${state.integration.name}: ${cell.label}: gives a promise where its value is needed at once; await works in hooks, call_if and call_for_each`,
+    `${state.integration.name}: ${cell.label}: gives a promise, and a mask's apply_if must decide at once`,
     { cell: cell.label },
   );
 }

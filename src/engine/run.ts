@@ -170,8 +170,8 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
         short.map((mask) => `mask ${mask.label} was applied fewer times than it must be`),
       );
   },
-  (state) => {
-    const outcome = runValidationRules(state, state.integration.inputRules);
+  async (state) => {
+    const outcome = await runValidationRules(state, state.integration.inputRules);
     if (outcome.aborted) enterFailure(state, "validation", outcome.messages);
   },
   (state, _inputItem, adapters) => runServiceRequests(state, adapters),

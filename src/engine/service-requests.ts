@@ -137,8 +137,8 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   }
   if (!response.success) failWith(call, timedOut ? "timeout" : "service", response.messages);
   if (response.success && !call.failure && request.responseRules.length > 0) {
-    await guard(call, () => {
-      const rules = runValidationRules(state, request.responseRules, bindings);
+    await guard(call, async () => {
+      const rules = await runValidationRules(state, request.responseRules, bindings);
       if (rules.aborted) failWith(call, "validation", rules.messages);
     });
   }
@@ -154,7 +154,7 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
 async function prepare(call: Call): Promise<void> {
   const { state, request, bindings } = call;
   await callHook(call, "before_prepare_request_hook");
-  const payload = withBindings(state, bindings, () => applyFieldMappings(state, request));
+  const payload = await withBindings(state, bindings, () => applyFieldMappings(state, request));
   const slot: CallSlot = state.integration.realm.adopt({
     request: { service_name: request.serviceName, payload },
     response: null,
@@ -163,7 +163,7 @@ async function prepare(call: Call): Promise<void> {
   if (call.slots) call.slots[bindings.sridx as number] = slot;
   else state.namespace[request.formulaVariable] = slot;
   if (request.requestRules.length === 0) return;
-  const rules = runValidationRules(state, request.requestRules, bindings);
+  const rules = await runValidationRules(state, request.requestRules, bindings);
   if (rules.aborted) failWith(call, "validation", rules.messages);
 }
 

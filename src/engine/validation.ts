@@ -1,5 +1,5 @@
 import type { CompiledRule } from "./compile.js";
-import { addItem, callCellNow, callOptionalNow, type RunState, withBindings } from "./run-state.js";
+import { addItem, callCell, callOptional, type RunState, withBindings } from "./run-state.js";
 
 export interface RulesOutcome {
   /** A rule with `abort_on_failure` failed: the caller's step fails. */
@@ -12,36 +12,41 @@ export interface RulesOutcome {
  * Runs validation rules in order (SPEC §4.4 step 4, §4.6): all of them run, each failure adds a
  * VALIDATION_FAILURE item. `bindings` are the loop variables of the service call they belong to.
  */
-export function runValidationRules(
+export async function runValidationRules(
   state: RunState,
   rules: readonly CompiledRule[],
   bindings: Record<string, unknown> = {},
-): RulesOutcome {
+): Promise<RulesOutcome> {
   const outcome: RulesOutcome = { aborted: false, messages: [] };
-  withBindings(state, bindings, () => {
+  await withBindings(state, bindings, async () => {
     for (const rule of rules) {
       const items = rule.applyToEach
-        ? toItems(callCellNow(state, rule.applyToEach), rule.label)
+        ? toItems(await callCell(state, rule.applyToEach), rule.label)
         : [undefined];
-      items.forEach((item, index) => {
+      for (const [index, item] of items.entries()) {
         const vridx = rule.applyToEach ? index : null;
-        withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () => {
-          if (rule.applyIf && !callCellNow(state, rule.applyIf)) return;
-          state.namespace._ = callCellNow(state, rule.field);
-          if (callCellNow(state, rule.rule)) {
-            callOptionalNow(state, rule.passHook);
-            return;
-          }
-          addItem(state, { kind: "VALIDATION_FAILURE", label: rule.label, message: rule.message, vridx });
-          outcome.messages.push(rule.message);
-          if (rule.abortOnFailure) outcome.aborted = true;
-          state.namespace.vrmsg = rule.message;
-          callOptionalNow(state, rule.failHook);
-        });
-      });
+        await withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () =>
+          runRule(state, rule, vridx, outcome),
+        );
+      }
     }
   });
   return outcome;
+}
+
+/** One rule for one item: `apply_if`, the field, the rule, then its pass or fail hook. */
+async function runRule(state: RunState, rule: CompiledRule, vridx: number | null, outcome: RulesOutcome) {
+  if (rule.applyIf && !(await callCell(state, rule.applyIf))) return;
+  state.namespace._ = await callCell(state, rule.field);
+  if (await callCell(state, rule.rule)) {
+    await callOptional(state, rule.passHook);
+    return;
+  }
+  addItem(state, { kind: "VALIDATION_FAILURE", label: rule.label, message: rule.message, vridx });
+  outcome.messages.push(rule.message);
+  if (rule.abortOnFailure) outcome.aborted = true;
+  state.namespace.vrmsg = rule.message;
+  await callOptional(state, rule.failHook);
 }
 
 /** Loops of one cell's making stop here: a generator that never ends must not take the process's memory. */

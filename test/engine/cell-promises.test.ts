@@ -66,20 +66,38 @@ describe("cells that await or start promise work (SPEC §13.1)", () => {
     );
   });
 
-  it("fails a field mapping that gives a promise, with a message saying where await works", async () => {
+  it("awaits field mappings and validation rules", async () => {
     const result = await runDefinition(
       `name: a
+validation_rules:
+  - { type: INPUT, field: "await Promise.resolve(input.payload.n)", rule: "await Promise.resolve(_ > 1)", message: too small }
+on_success_hook: output.payload = t.response.payload
 service_requests:
   - formula_variable: t
     system: transform
     field_mappings:
-      - { field: body, value: "Promise.resolve(1)" }
+      - { field: body, value: "Promise.resolve(input.payload.n)" }
+      - { field: "list[await Promise.resolve(0)]", value: "await Promise.resolve('first')", include_if: "await true" }
 `,
-      { payload: {} },
+      { payload: { n: 2 } },
+    );
+    expect(result.status).toBe("success");
+    expect(result.output.payload).toEqual({ body: 2, list: ["first"] });
+    const promised = await runDefinition(
+      `name: a\nvalidation_rules:\n  - { type: INPUT, field: input.payload.n, rule: "Promise.resolve(_ > 1)", message: too small }\n`,
+      { payload: { n: 2 } },
+    );
+    expect(promised.status).toBe("success");
+  });
+
+  it("fails a mask's apply_if that gives a promise: it must decide at once", async () => {
+    const result = await runDefinition(
+      "name: a\nmasks:\n  - { type: INPUT, field: tax_id, apply_if: Promise.resolve(true) }\n",
+      { payload: { tax_id: "123-45-6789" } },
     );
     expect(result.status).toBe("failure");
-    expect(failures(result.record.items)[0]?.message).toMatch(
-      /field_mappings\[0\]\.value: gives a promise where its value is needed at once; await works in hooks, call_if and call_for_each/,
+    expect(failures(result.record.items)[0]?.message).toBe(
+      "a: masks[0].apply_if: gives a promise, and a mask's apply_if must decide at once",
     );
   });
 
