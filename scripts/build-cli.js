@@ -61,7 +61,10 @@ const lazyHttp2Client = {
 };
 
 await build({
-  entryPoints: { main: "src/cli/main.ts" },
+  // The worker threads that run integrations start from a file of their own.
+  entryPoints: { main: "src/cli/main.ts", "run-worker": "src/pool/run-worker.ts" },
+  // piscina starts its threads from its own files, which must stay where npm put them.
+  external: ["piscina"],
   outdir: "dist/cli-bundle",
   bundle: true,
   splitting: true,

@@ -138,6 +138,7 @@ export interface ServeConfig {
   body_limit_bytes?: number;
   max_concurrent_runs?: number;
   idempotency_ttl_s?: number;
+  workers?: number;
 }
 
 export interface HistoryConfig {
@@ -149,6 +150,7 @@ export interface HistoryConfig {
 export interface LimitsConfig {
   cell_timeout_ms?: number;
   run_timeout_ms?: number;
+  cell_memory_mb?: number;
 }
 
 export interface MockcoreConfig {

@@ -15,12 +15,16 @@ export type AdapterChoice =
 export interface ProjectAdapters {
   /** The adapters of one run; the project's systems start at the first live run and serve every later one. */
   resolverFor(choice: AdapterChoice): Promise<AdapterResolver>;
+  /** The embedded mock core's address, once the live systems started and a system uses it. */
+  mockcoreUrl(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
 export interface ProjectAdaptersOptions {
   /** This process runs until stopped (serve), so other processes may use its embedded mock core. */
   lasting?: boolean;
+  /** The embedded mock core another thread of this process runs (a worker's systems use serve's). */
+  mockcoreUrl?: string | undefined;
 }
 
 /** The one adapter selection of every command: mock answers, a cassette, or the live systems. */
@@ -41,6 +45,9 @@ export function createProjectAdapters(
           : createReplayAdapter(choice.cassette, choice.source);
       return () => adapter;
     },
+    async mockcoreUrl() {
+      return (await systems?.catch(() => undefined))?.mockcoreUrl;
+    },
     async close() {
       // Systems that failed to start have nothing to close; their error went to the run that started them.
       const started = await systems?.catch(() => undefined);
@@ -55,6 +62,7 @@ async function startLive(project: Project, options: ProjectAdaptersOptions): Pro
   return startSystems(project.config, project.dir, {
     lasting: options.lasting ?? false,
     secrets: project.secrets,
+    mockcoreUrl: options.mockcoreUrl,
   });
 }
 

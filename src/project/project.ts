@@ -26,6 +26,8 @@ export interface OpenProjectOptions {
 export interface RunLimits {
   cellTimeoutMs: number;
   runTimeoutMs: number;
+  /** The heap of a worker thread that runs integrations, in MB. */
+  cellMemoryMb: number;
 }
 
 /** A project as every command opens it: its file, the definitions asked for, their findings and secrets. */
@@ -69,6 +71,7 @@ export function createProject(options: CreateProjectOptions): Project {
     limits: {
       cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
       runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
+      cellMemoryMb: config.limits?.cell_memory_mb ?? 256,
     },
     compile(definition) {
       let integration = compiled.get(definition);

@@ -8,7 +8,16 @@ import { startSharedMockcore } from "../mockcore/shared-core.js";
 
 export interface LiveSystems {
   resolve: AdapterResolver;
+  /** The embedded mock core's address, when a system uses it. */
+  mockcoreUrl: string | undefined;
   close(): Promise<void>;
+}
+
+export interface StartSystemsOptions {
+  lasting?: boolean;
+  secrets?: readonly string[];
+  /** The embedded mock core another thread of this process runs: its systems talk to it. */
+  mockcoreUrl?: string | undefined;
 }
 
 /**
@@ -22,7 +31,7 @@ export interface LiveSystems {
 export async function startSystems(
   config: ProjectConfig,
   projectDir: string,
-  options: { lasting?: boolean; secrets?: readonly string[] } = {},
+  options: StartSystemsOptions = {},
 ): Promise<LiveSystems> {
   const secretly = <T>(work: () => Promise<T>) =>
     work().catch((error: unknown) => {
@@ -30,11 +39,14 @@ export async function startSystems(
     });
   const systems = config.systems ?? {};
   const dataFile = config.mockcore?.data ? resolve(projectDir, config.mockcore.data) : undefined;
-  const embedded = Object.values(systems).some((system) => system.base_url === "mockcore:")
-    ? await secretly<{ url: string; close(): Promise<void> }>(() =>
-        dataFile ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false }) : startMockcore(),
-      )
-    : undefined;
+  const usesCore = Object.values(systems).some((system) => system.base_url === "mockcore:");
+  const embedded = !usesCore
+    ? undefined
+    : options.mockcoreUrl !== undefined
+      ? { url: options.mockcoreUrl, close: async () => {} }
+      : await secretly<{ url: string; close(): Promise<void> }>(() =>
+          dataFile ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false }) : startMockcore(),
+        );
   const baseUrls = Object.fromEntries(
     Object.entries(systems).flatMap(([name, system]) =>
       system.base_url === "mockcore:" && embedded ? [[name, embedded.url]] : [],
@@ -44,6 +56,7 @@ export async function startSystems(
     const adapters = await secretly(() => createAdapterResolver(systems, { projectDir, baseUrls }));
     return {
       resolve: adapters.resolve,
+      mockcoreUrl: embedded?.url,
       close: () =>
         secretly(async () => {
           await adapters.close();

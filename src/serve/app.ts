@@ -1,11 +1,12 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
 import type { HistoryStore } from "../history/store.js";
+import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import { formatIssueList } from "../project/usable.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
-import type { HandledResponse, ServeRequest } from "./context.js";
+import type { HandledResponse, ServeRequest, WorkerRuns } from "./context.js";
 import { createHandler } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
@@ -20,6 +21,8 @@ export interface ServeAppOptions extends LoadServedSetOptions {
   adapters?: AdapterResolver;
   /** The idempotency store's clock (tests). */
   clock?: () => number;
+  /** Worker threads that run the integrations (default: `serve.workers`, else one per core up to 4; 0: none). */
+  workers?: number;
   /** Where an unexpected error's stack goes, masked, before its 500. */
   logError?: LogError;
 }
@@ -62,8 +65,19 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   let reloads: Promise<unknown> = Promise.resolve();
   const servedSecrets = new Set(set.project.secrets);
+  // Fixed adapters (tests) are functions of this thread: their runs stay here.
+  const workerCount = options.adapters ? 0 : (options.workers ?? set.settings.workers);
+  const pool =
+    workerCount > 0
+      ? createRunPool({
+          data: { cwd: options.cwd, env: { ...options.env }, projectDir: set.project.dir },
+          workers: workerCount,
+          memoryMb: set.project.limits.cellMemoryMb,
+        })
+      : undefined;
+  let workers = pool && (await workerRunsOf(pool, 1, systems));
   const handle = createHandler({
-    current: () => ({ set, adapters: systems.resolve }),
+    current: () => ({ set, adapters: systems.resolve, workers }),
     history,
     idempotency,
     limiter,
@@ -90,6 +104,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
         await limiter.idle(graceMs);
         await Promise.all([history.flush(), idempotency.flush()]);
       } finally {
+        await pool?.close();
         await systems.adapters.close();
       }
     },
@@ -108,6 +123,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     for (const secret of next.set.project.secrets) servedSecrets.add(secret);
     if (sameSystems(set, next.set)) {
       set = next.set;
+      if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       return { ok: true, set };
     }
     try {
@@ -115,6 +131,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       await limiter.idle();
       systems = await startSystemsOf(next.set, options);
       set = next.set;
+      if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       await old.adapters.close();
       return { ok: true, set };
     } catch (error) {
@@ -133,6 +150,11 @@ async function startSystemsOf(set: ServedSet, options: ServeAppOptions): Promise
   const adapters = createProjectAdapters(set.project, { lasting: true });
   const fixed = options.adapters;
   return { adapters, resolve: fixed ?? (await adapters.resolverFor({ kind: "live" })) };
+}
+
+/** What a worker needs to run a set's integrations: its version and the mock core serve's thread runs. */
+async function workerRunsOf(pool: RunPool, version: number, systems: StartedSystems): Promise<WorkerRuns> {
+  return { pool, version, mockcoreUrl: await systems.adapters.mockcoreUrl() };
 }
 
 function sameSystems(a: ServedSet, b: ServedSet): boolean {

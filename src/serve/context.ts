@@ -1,5 +1,6 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { HistoryStore } from "../history/store.js";
+import type { RunPool } from "../pool/run-pool.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
 import type { LogError, ServeResponse } from "./problem.js";
@@ -23,9 +24,17 @@ export interface HandledResponse extends ServeResponse {
   stored?: (() => ServeResponse) | undefined;
 }
 
+/** Where serve's runs go when worker threads run them: the pool, and what a worker opens. */
+export interface WorkerRuns {
+  pool: RunPool;
+  /** Which load of the project the set is (counted by `--watch`). */
+  version: number;
+  mockcoreUrl: string | undefined;
+}
+
 export interface ServeContext {
-  /** The integrations and systems in use now (`--watch` swaps them). */
-  current(): { set: ServedSet; adapters: AdapterResolver };
+  /** The integrations and systems in use now (`--watch` swaps them); `workers` when threads run them. */
+  current(): { set: ServedSet; adapters: AdapterResolver; workers?: WorkerRuns | undefined };
   history: HistoryStore;
   idempotency: IdempotencyStore;
   limiter: Limiter;

@@ -3,10 +3,13 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
+import { createRunId } from "../engine/run-id.js";
 import type { HistoryStore } from "../history/store.js";
+import { WorkerDied } from "../pool/run-pool.js";
+import type { RunStarted, RunTaskResult } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
-import type { HandledResponse, ServeContext, ServeRequest } from "./context.js";
+import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import {
   type IdempotencyDecision,
   isIdempotencyKey,
@@ -201,11 +204,13 @@ function answer(
 /** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */
 async function runEndpoint(
   history: HistoryStore,
-  { set, adapters }: ReturnType<ServeContext["current"]>,
+  served: ReturnType<ServeContext["current"]>,
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
 ): Promise<HandledResponse> {
+  if (served.workers) return runInWorker(history, served.workers, integration, input, release);
+  const { set, adapters } = served;
   const run = startIntegration(integration, input, {
     adapters,
     trigger: "http",
@@ -233,6 +238,82 @@ async function runEndpoint(
     stored: () => fromOutput(result.mask(result.output)),
     runId: result.runId,
     logPath: result.mask(input.fullpath ?? ""),
+  };
+}
+
+/**
+ * Runs the integration in a worker thread: its record comes back to be written here. A worker that ends
+ * while it runs (out of memory, say) fails only its runs: each gets a record saying so, and a 500.
+ */
+async function runInWorker(
+  history: HistoryStore,
+  workers: WorkerRuns,
+  integration: CompiledIntegration,
+  input: RunInput,
+  release: () => void,
+): Promise<HandledResponse> {
+  let accepted: ((started: RunStarted) => void) | undefined;
+  const started = new Promise<RunStarted>((resolve) => {
+    accepted = resolve;
+  });
+  const task = { version: workers.version, integration: integration.name, input, trigger: "http" as const };
+  const finished = workers.pool
+    .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, accepted)
+    .catch((error: unknown) => {
+      if (!(error instanceof WorkerDied)) throw error;
+      return workerDiedResult(integration, error);
+    })
+    .then((result) => {
+      history.write(result.record);
+      return result;
+    })
+    .finally(release);
+  const first = await Promise.race([started, finished]);
+  if ("accepted" in first) {
+    history.write(first.started);
+    const { status, headers, body } = fromOutput(first.accepted);
+    return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
+  }
+  const { status, headers, body } = fromOutput(first.output, first.outputJson);
+  return {
+    status,
+    headers,
+    body,
+    stored: () => fromOutput(first.maskedOutput),
+    runId: first.runId,
+    logPath: first.maskedPath,
+  };
+}
+
+/** The record and the 500 of a run whose worker ended under it: no payloads, a FAILURE item saying why. */
+function workerDiedResult(integration: CompiledIntegration, error: WorkerDied): RunTaskResult {
+  const runId = createRunId();
+  const at = new Date().toISOString();
+  const message = `the worker thread running it ended: ${error.message}`;
+  const output = {
+    status: 500,
+    headers: {},
+    payload: { error: { code: "worker_died", message, run_id: runId, details: [] } },
+  };
+  return {
+    runId,
+    status: "failure",
+    output,
+    outputJson: JSON.stringify(output.payload),
+    maskedOutput: output,
+    maskedPath: "-",
+    record: {
+      id: runId,
+      integration: integration.name,
+      status: "failure",
+      trigger: "http",
+      started_at: at,
+      ended_at: at,
+      duration_ms: 0,
+      labels: [],
+      async: integration.definition.run_async ?? false,
+      items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Issue } from "../definition/issue.js";
 import type { Env } from "../definition/load.js";
@@ -16,6 +17,8 @@ export interface ServeSettings {
   bodyLimitBytes: number;
   maxConcurrentRuns: number;
   idempotencyTtlSeconds: number;
+  /** Worker threads that run the integrations; 0 runs them on the HTTP thread. */
+  workers: number;
 }
 
 /** One loaded set of integrations: what a request is routed to. `--watch` swaps it whole. */
@@ -68,6 +71,11 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
   };
 }
 
+/** How many worker threads run serve's integrations by default: one per core, at most 4. */
+function defaultWorkerCount(): number {
+  return Math.min(availableParallelism(), 4);
+}
+
 /** The serve settings of a project file, with the defaults of the project file's reference. */
 export function serveSettings(config: ProjectConfig): ServeSettings {
   const serve = config.serve ?? {};
@@ -78,6 +86,7 @@ export function serveSettings(config: ProjectConfig): ServeSettings {
     bodyLimitBytes: serve.body_limit_bytes ?? 1048576,
     maxConcurrentRuns: serve.max_concurrent_runs ?? 64,
     idempotencyTtlSeconds: serve.idempotency_ttl_s ?? 86400,
+    workers: serve.workers ?? defaultWorkerCount(),
   };
 }
 

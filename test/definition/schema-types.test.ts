@@ -122,8 +122,9 @@ const keys = {
     body_limit_bytes: true,
     max_concurrent_runs: true,
     idempotency_ttl_s: true,
+    workers: true,
   } satisfies Keys<ServeConfig>,
-  limits: { cell_timeout_ms: true, run_timeout_ms: true } satisfies Keys<LimitsConfig>,
+  limits: { cell_timeout_ms: true, run_timeout_ms: true, cell_memory_mb: true } satisfies Keys<LimitsConfig>,
   mockcore: { data: true } satisfies Keys<MockcoreConfig>,
 };
 const enums = {

@@ -172,6 +172,16 @@ export interface ServeProjectOptions {
 }
 
 /**
+ * The project file's rest with `serve.workers: 0`: the fake core lives in this thread, which a module adapter
+ * in a worker thread would not see (test/serve/workers.test.ts serves through workers).
+ */
+function inThread(config: string): string {
+  return config.includes("serve:")
+    ? config.replace("serve:\n", "serve:\n  workers: 0\n")
+    : `${config}serve:\n  workers: 0\n`;
+}
+
+/**
  * A temp project of the served integrations. Its system `core` is a module adapter that hands every call to
  * `core` (the module finds it through a global named for this project, so parallel projects never meet).
  */
@@ -182,7 +192,7 @@ export function createServeProject(core: FakeCore, options: ServeProjectOptions 
     delete (globalThis as Record<string, unknown>)[key];
   });
   return createTempDir({
-    "bass.config.yaml": `systems:\n  core:\n    adapter: ./core.mjs\n${options.config ?? ""}`,
+    "bass.config.yaml": `systems:\n  core:\n    adapter: ./core.mjs\n${inThread(options.config ?? "")}`,
     "core.mjs": `export function execute(request, config, context) {\n  return globalThis[${JSON.stringify(key)}].execute(request, context);\n}\n`,
     ...servedIntegrations,
     ...options.files,

@@ -1,0 +1,68 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MessageChannel } from "node:worker_threads";
+import { Piscina } from "piscina";
+import type { RunStarted, RunTask, RunTaskResult, RunWorkerData } from "./task.js";
+
+const here = fileURLToPath(import.meta.url);
+// Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
+const workerFile = here.endsWith(".ts")
+  ? join(dirname(here), "../../dist/pool/run-worker.js")
+  : join(dirname(here), "run-worker.js");
+
+/** Why a run got no answer from its worker: the thread ended (out of memory, say) while it ran. */
+export class WorkerDied extends Error {
+  override readonly name = "WorkerDied";
+}
+
+export interface RunPoolOptions {
+  data: RunWorkerData;
+  workers: number;
+  /** Each worker's heap limit, in MB. */
+  memoryMb: number;
+}
+
+/** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
+export interface RunPool {
+  /** Runs a task; `onStarted` gets an async run's start. Rejects with WorkerDied when the worker ended. */
+  run(task: Omit<RunTask, "port">, onStarted?: (started: RunStarted) => void): Promise<RunTaskResult>;
+  close(): Promise<void>;
+}
+
+export function createRunPool(options: RunPoolOptions): RunPool {
+  const pool = new Piscina({
+    filename: workerFile,
+    workerData: options.data,
+    minThreads: options.workers,
+    maxThreads: options.workers,
+    // A run waits for its system's answers: a worker takes on more than one at a time.
+    concurrentTasksPerWorker: 16,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+  });
+  return {
+    async run(task, onStarted) {
+      const { port1, port2 } = new MessageChannel();
+      if (onStarted) port1.on("message", onStarted);
+      try {
+        return (await pool.run({ ...task, port: port2 }, { transferList: [port2] })) as RunTaskResult;
+      } catch (error) {
+        throw isWorkerEnd(error) ? new WorkerDied(describe(error), { cause: error }) : error;
+      } finally {
+        port1.close();
+      }
+    },
+    close: () => pool.destroy(),
+  };
+}
+
+/** Whether the task failed because its thread ended, rather than with an error of its own. */
+function isWorkerEnd(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code.startsWith("ERR_WORKER")) return true;
+  return /worker (exited|terminated)|terminating worker/i.test(describe(error));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

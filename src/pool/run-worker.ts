@@ -1,0 +1,74 @@
+// A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
+// answers one task per run; records go back to the thread that keeps the history.
+import { workerData } from "node:worker_threads";
+import { noteCellRejection } from "../engine/cell.js";
+import { startIntegration } from "../engine/run.js";
+import { BassError } from "../errors.js";
+import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
+import { openProject, type Project } from "../project/open.js";
+import type { RunTask, RunTaskResult, RunWorkerData } from "./task.js";
+
+const data = workerData as RunWorkerData;
+
+// A rejection a cell left fails that cell, never the worker (as bin/bass.js does for the main thread).
+process.on("unhandledRejection", (reason, promise) => {
+  if (!noteCellRejection(reason, promise)) throw reason;
+});
+
+interface Opened {
+  version: number;
+  project: Project;
+  adapters: ProjectAdapters;
+}
+
+let opened: Promise<Opened> | undefined;
+
+/** The project at the task's version, opened once per version and kept for the runs after. */
+async function open(task: RunTask): Promise<Opened> {
+  const current = await opened?.catch(() => undefined);
+  if (current?.version === task.version) return current;
+  opened = (async () => {
+    await current?.adapters.close();
+    const project = await openProject({
+      cwd: data.cwd,
+      env: data.env,
+      projectDir: data.projectDir,
+      cache: true,
+    });
+    const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
+    return { version: task.version, project, adapters };
+  })();
+  return opened;
+}
+
+/** Runs one integration to its end; an async one says on the task's port when it started. */
+export default async function runTask(task: RunTask): Promise<RunTaskResult> {
+  const { project, adapters } = await open(task);
+  const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
+  if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
+  const run = startIntegration(project.compile(definition), task.input, {
+    adapters: await adapters.resolverFor({ kind: "live" }),
+    trigger: task.trigger,
+    ...project.limits,
+    secrets: project.secrets,
+  });
+  const path = task.input.fullpath ?? "";
+  if (run.started && run.accepted)
+    task.port?.postMessage({
+      runId: run.runId,
+      started: run.started,
+      accepted: run.accepted,
+      maskedPath: run.mask(path),
+    });
+  const result = await run.completion;
+  task.port?.close();
+  return {
+    runId: result.runId,
+    status: result.status,
+    output: result.output,
+    outputJson: result.outputJson,
+    record: result.record,
+    maskedOutput: result.mask(result.output),
+    maskedPath: result.mask(path),
+  };
+}

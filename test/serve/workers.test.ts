@@ -1,0 +1,86 @@
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createServeApp } from "../../src/serve/app.js";
+import { createTempDir } from "../_helpers.js";
+import { startServeInProcess } from "./_serve-in-process.js";
+
+/** A project of one good integration and one per way a hook can break (SPEC §13.1's list). */
+function createBrokenHooksProject(): string {
+  const integration = (name: string, hook: string) => `name: ${name}
+endpoints:
+  - { method: GET, path: /${name} }
+before_hook: ${JSON.stringify(hook)}
+on_success_hook: "output.payload = { ok: true, list: [1, 2].map((n) => n * 2) }"
+`;
+  return createTempDir({
+    "bass.config.yaml":
+      "systems: {}\nlimits:\n  cell_timeout_ms: 300\n  cell_memory_mb: 64\nserve:\n  workers: 2\n",
+    "integrations/ok.yaml": integration("ok", "null"),
+    "integrations/reject.yaml": integration("reject", 'Promise.reject(new Error("boom"))'),
+    "integrations/loop.yaml": integration("loop", "Promise.resolve().then(() => { while (true) {} })"),
+    "integrations/heavy.yaml": integration("heavy", "while (true) new Uint8Array(2e7).fill(1)"),
+    "integrations/grow.yaml": integration(
+      "grow",
+      "const keep = []; while (true) keep.push(new Array(1e5).fill({ x: 1 }))",
+    ),
+    "integrations/hijack.yaml": integration("hijack", "Object.prototype.toJSON = () => 'hijacked'"),
+    "integrations/hijack-input.yaml": integration(
+      "hijack-input",
+      "input.constructor.prototype.toJSON = () => 'hijacked'",
+    ),
+  });
+}
+
+const get = (path: string) => ({ method: "GET", url: path, headers: {}, body: new Uint8Array(0) });
+
+describe("serve runs integrations in worker threads (SPEC §13.1)", () => {
+  it.each([
+    ["reject", 500, "cell_error"],
+    ["loop", 504, "cell_timeout"],
+    ["heavy", 504, "cell_timeout"],
+    ["grow", 500, "worker_died"],
+    ["hijack", 500, "cell_error"],
+    ["hijack-input", 500, "cell_error"],
+  ])(
+    "answers a hook that breaks (%s) with %i, records why, and the other answers stay the same",
+    async (name, status, code) => {
+      const dir = createBrokenHooksProject();
+      const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+      onTestFinished(() => app.close());
+      const before = await app.handle(get("/ok"));
+      const started = performance.now();
+      const [broken, health] = await Promise.all([
+        app.handle(get(`/${name}`)),
+        app.handle(get("/_bass/health")),
+      ]);
+      // A bound for the test's sake: the cell limit plus 2 s, as the issue states it.
+      expect(performance.now() - started).toBeLessThan(2300);
+      expect(broken.status).toBe(status);
+      expect(health.status).toBe(200);
+      const after = await app.handle(get("/ok"));
+      expect(String(after.body)).toBe(String(before.body));
+      expect(String(after.body)).toBe('{"ok":true,"list":[2,4]}');
+      await app.history.flush();
+      const [record] = await app.history.list({ integration: name });
+      expect(record?.status).toBe("failure");
+      expect(record?.items.find((item) => item.kind === "FAILURE")).toMatchObject({ error: { code } });
+    },
+  );
+
+  it("answers other requests while a worker's hook loops, over a socket, and still runs after", async () => {
+    const serve = await startServeInProcess(createBrokenHooksProject());
+    onTestFinished(async () => {
+      await serve.stop();
+    });
+    const at = (path: string) => fetch(`http://127.0.0.1:${serve.port}${path}`);
+    const looping = at("/heavy");
+    const health = await at("/_bass/health");
+    expect(health.status).toBe(200);
+    expect((await looping).status).toBe(504);
+    const grown = await at("/grow");
+    expect(grown.status).toBe(500);
+    expect(await grown.json()).toMatchObject({ error: { code: "worker_died" } });
+    const ok = await at("/ok");
+    expect(await ok.json()).toEqual({ ok: true, list: [2, 4] });
+    expect((await serve.stop()).code).toBe(0);
+  });
+});
