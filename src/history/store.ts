@@ -22,6 +22,8 @@ export interface HistoryStoreOptions {
 export interface HistoryStore {
   /** Queues the record, as it is now, for writing and returns at once: history writing stays off the run's own path. */
   write(record: RunRecord): void;
+  /** Writes a record given as its line, `recordLine`'s (a worker thread's run, made into text where it ran). */
+  writeLine(id: string, line: string): void;
   /** Resolves when every queued record is on disk (bass run awaits it before exiting; serve on shutdown). */
   flush(): Promise<void>;
   /** Newest first. */
@@ -55,13 +57,15 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const pending = createPendingLines();
   const segments = createSegmentWriter(options);
   const batches = createBatchWriter(pending, segments);
+  const writeLine = (id: string, line: string) => {
+    // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
+    if (!isRunId(id)) throw new TypeError(`"${id}" is not a run id`);
+    pending.add(id, line);
+    batches.schedule();
+  };
   return {
-    write(record) {
-      // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
-      if (!isRunId(record.id)) throw new TypeError(`"${record.id}" is not a run id`);
-      pending.add(record.id, JSON.stringify(storePayloads ? record : applyRedaction(record)));
-      batches.schedule();
-    },
+    write: (record) => writeLine(record.id, recordLine(record, storePayloads)),
+    writeLine,
 
     flush: () =>
       maskingErrors(secrets, async () => {
@@ -76,6 +80,11 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     list: (filter) => maskingErrors(secrets, () => listRecords(dir, pending, filter)),
     read: (id) => maskingErrors(secrets, () => readRecord(dir, pending, id)),
   };
+}
+
+/** A record as the line the store keeps: its payloads redacted unless `history.store_payloads`. */
+export function recordLine(record: RunRecord, storePayloads: boolean): string {
+  return JSON.stringify(storePayloads ? record : applyRedaction(record));
 }
 
 function unwritable(dir: string, problem: HistoryProblem): BassError {

@@ -42,14 +42,16 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   });
   return {
     async run(task, onStarted) {
-      const { port1, port2 } = new MessageChannel();
-      if (onStarted) port1.on("message", onStarted);
+      // A port only for a run that says when it started (an async one): making one costs more than the run.
+      const channel = onStarted ? new MessageChannel() : undefined;
+      if (channel && onStarted) channel.port1.on("message", onStarted);
       try {
-        return (await pool.run({ ...task, port: port2 }, { transferList: [port2] })) as RunTaskResult;
+        const options = channel ? { transferList: [channel.port2] } : {};
+        return (await pool.run({ ...task, port: channel?.port2 }, options)) as RunTaskResult;
       } catch (error) {
         throw isWorkerEnd(error) ? new WorkerDied(describe(error), { cause: error }) : error;
       } finally {
-        port1.close();
+        channel?.port1.close();
       }
     },
     close: () => pool.destroy(),

@@ -4,6 +4,7 @@ import { workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
 import type { RunTask, RunTaskResult, RunWorkerData } from "./task.js";
@@ -53,22 +54,28 @@ export default async function runTask(task: RunTask): Promise<RunTaskResult> {
     secrets: project.secrets,
   });
   const path = task.input.fullpath ?? "";
-  if (run.started && run.accepted)
+  const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
+  if (run.started && run.accepted) {
+    const startedLine = recordLine(run.started, storePayloads);
     task.port?.postMessage({
       runId: run.runId,
-      started: run.started,
+      startedLine,
       accepted: run.accepted,
       maskedPath: run.mask(path),
     });
+  }
   const result = await run.completion;
   task.port?.close();
+  const { output, outputJson } = result;
   return {
     runId: result.runId,
     status: result.status,
-    output: result.output,
-    outputJson: result.outputJson,
-    record: result.record,
-    maskedOutput: result.mask(result.output),
+    // What goes back is cloned: a JSON payload goes as its text only.
+    output:
+      outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
+    outputJson,
+    recordLine: recordLine(result.record, storePayloads),
+    maskedOutput: task.keepMasked ? result.mask(output) : undefined,
     maskedPath: result.mask(path),
   };
 }

@@ -1,6 +1,6 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
-import type { OutputData, RunRecord, RunTrigger } from "../engine/record.js";
+import type { OutputData, RunTrigger } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
 
 /** What a worker thread that runs integrations opens: the project, as the thread that started it did. */
@@ -19,6 +19,8 @@ export interface RunTask {
   trigger: RunTrigger;
   /** The embedded mock core the thread that started the worker runs. */
   mockcoreUrl: string | undefined;
+  /** The answer masked like the record is wanted too (an idempotency key keeps it). */
+  keepMasked: boolean;
   /** Where an async run says it started (its 202) before it ends. */
   port?: MessagePort | undefined;
 }
@@ -26,7 +28,8 @@ export interface RunTask {
 /** An async run's start, sent on the task's port before its end. */
 export interface RunStarted {
   runId: string;
-  started: RunRecord;
+  /** The running record, as the history store's line. */
+  startedLine: string;
   accepted: OutputData;
   /** The request path, masked as the run's record is. */
   maskedPath: string;
@@ -36,10 +39,12 @@ export interface RunStarted {
 export interface RunTaskResult {
   runId: string;
   status: "success" | "failure";
+  /** The output; its payload only when it is a byte string (else `outputJson` is it). */
   output: OutputData;
   outputJson: string | undefined;
-  record: RunRecord;
-  /** The output masked like the record: what the idempotency store keeps on disk. */
-  maskedOutput: OutputData;
+  /** The record, as the history store's line. */
+  recordLine: string;
+  /** The output masked like the record, when the task wants it: what the idempotency store keeps on disk. */
+  maskedOutput?: OutputData | undefined;
   maskedPath: string;
 }

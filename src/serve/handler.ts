@@ -4,7 +4,7 @@ import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { createRunId } from "../engine/run-id.js";
-import type { HistoryStore } from "../history/store.js";
+import { type HistoryStore, recordLine } from "../history/store.js";
 import { WorkerDied } from "../pool/run-pool.js";
 import type { RunStarted, RunTaskResult } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
@@ -177,6 +177,7 @@ async function runInSlot(
         fullpath: url.pathname + search,
       },
       release,
+      first !== undefined,
     );
     if (first) {
       await first.decision.complete(toStored(response.stored?.() ?? response, response.logPath));
@@ -208,8 +209,9 @@ async function runEndpoint(
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
+  keepMasked: boolean,
 ): Promise<HandledResponse> {
-  if (served.workers) return runInWorker(history, served.workers, integration, input, release);
+  if (served.workers) return runInWorker(history, served.workers, integration, input, release, keepMasked);
   const { set, adapters } = served;
   const run = startIntegration(integration, input, {
     adapters,
@@ -251,35 +253,44 @@ async function runInWorker(
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
+  keepMasked: boolean,
 ): Promise<HandledResponse> {
   let accepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
     accepted = resolve;
   });
-  const task = { version: workers.version, integration: integration.name, input, trigger: "http" as const };
+  const task = {
+    version: workers.version,
+    integration: integration.name,
+    input,
+    trigger: "http" as const,
+    keepMasked,
+  };
+  const onStarted = integration.definition.run_async ? accepted : undefined;
   const finished = workers.pool
-    .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, accepted)
+    .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
     .catch((error: unknown) => {
       if (!(error instanceof WorkerDied)) throw error;
       return workerDiedResult(integration, error);
     })
     .then((result) => {
-      history.write(result.record);
+      history.writeLine(result.runId, result.recordLine);
       return result;
     })
     .finally(release);
   const first = await Promise.race([started, finished]);
   if ("accepted" in first) {
-    history.write(first.started);
+    history.writeLine(first.runId, first.startedLine);
     const { status, headers, body } = fromOutput(first.accepted);
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
   }
   const { status, headers, body } = fromOutput(first.output, first.outputJson);
+  const { maskedOutput } = first;
   return {
     status,
     headers,
     body,
-    stored: () => fromOutput(first.maskedOutput),
+    stored: maskedOutput && (() => fromOutput(maskedOutput)),
     runId: first.runId,
     logPath: first.maskedPath,
   };
@@ -302,18 +313,21 @@ function workerDiedResult(integration: CompiledIntegration, error: WorkerDied): 
     outputJson: JSON.stringify(output.payload),
     maskedOutput: output,
     maskedPath: "-",
-    record: {
-      id: runId,
-      integration: integration.name,
-      status: "failure",
-      trigger: "http",
-      started_at: at,
-      ended_at: at,
-      duration_ms: 0,
-      labels: [],
-      async: integration.definition.run_async ?? false,
-      items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
-    },
+    recordLine: recordLine(
+      {
+        id: runId,
+        integration: integration.name,
+        status: "failure",
+        trigger: "http",
+        started_at: at,
+        ended_at: at,
+        duration_ms: 0,
+        labels: [],
+        async: integration.definition.run_async ?? false,
+        items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
+      },
+      true,
+    ),
   };
 }
 
