@@ -96,7 +96,12 @@ export function createProgram(context: ProgramContext): Command {
         "keep every adapter exchange of the run, masked, in a cassette (YAML; JSON by extension)",
       )
       .option("--replay <file>", "answer service requests from a cassette that --record wrote")
-      .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false),
+      .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false)
+      .option(
+        "--isolate",
+        "run in a worker thread with the heap limit of limits.cell_memory_mb, as bass serve runs integrations",
+        false,
+      ),
   ).action(
     async (
       name: string,
@@ -107,10 +112,11 @@ export function createProgram(context: ProgramContext): Command {
         record?: string;
         replay?: string;
         json: boolean;
+        isolate: boolean;
       },
     ) => {
       const { runRun } = await import("./run.js");
-      const { input, inputEnvelope, mock, record, replay, json, project } = options;
+      const { input, inputEnvelope, mock, record, replay, json, isolate, project } = options;
       context.exitCode = await runRun(
         name,
         {
@@ -120,6 +126,7 @@ export function createProgram(context: ProgramContext): Command {
           record,
           replay,
           json,
+          isolate,
           project,
           cwd: context.cwd,
           env: context.env,

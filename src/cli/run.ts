@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import type { OutputData, RunRecord } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import {
@@ -25,6 +26,8 @@ export interface RunCommandOptions {
   record?: string | undefined;
   replay?: string | undefined;
   json: boolean;
+  /** Run in a worker thread with the memory limit (SPEC §13.1). */
+  isolate?: boolean | undefined;
   project?: string | undefined;
   cwd: string;
   env: Env;
@@ -46,6 +49,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   const input = await readRunInput(options);
   const integration = project.compile(project.definitions[0] as LoadedDefinition);
   const choice = await adapterChoice(options, openProjectCache(project.dir));
+  if (options.isolate) return runIsolated(name, input, choice, { project, options }, output);
   const adapters = createProjectAdapters(project);
   try {
     const resolved = await adapters.resolverFor(choice);
@@ -100,22 +104,68 @@ async function runWith(
   const result = await run.completion;
   history.write(result.record);
   await recording?.save(result, integration.name);
-
-  // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
-  const recorded = result.record.items.findLast((item) => item.kind === "OUTPUT");
-  const shownOutput = run.accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
-  if (context.json) {
-    output.stdout(
-      `${JSON.stringify({ run_id: result.runId, status: result.status, output: shownOutput, history: result.record }, null, 2)}\n`,
-    );
-  } else {
-    // The tree previews every payload; the answer itself is printed whole beneath it.
-    const answer = shownOutput
-      ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
-      : "";
-    output.stdout(renderRecord(result.record, output.paint) + answer);
-  }
   // The run is shown first: its systems were called, whether or not its record could be kept.
+  printRun(result.record, run.accepted, context.json, output);
   await history.flush();
   return result.status === "success" ? 0 : 1;
+}
+
+/**
+ * `--isolate`: the run in a worker thread with the heap limit, as serve runs it; a run that outgrows it
+ * fails (a worker_died record), and bass goes on to say so.
+ */
+async function runIsolated(
+  name: string,
+  input: RunInput,
+  choice: AdapterChoice,
+  context: { project: Project; options: RunCommandOptions },
+  output: Output,
+): Promise<number> {
+  const { project, options } = context;
+  if (options.record) throw new BassError("USAGE", "--record cannot be used with --isolate");
+  const history = openHistory(project);
+  const { createRunPool, WorkerDied, workerDiedResult } = await import("../pool/run-pool.js");
+  const pool = createRunPool({
+    data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
+    workers: 1,
+    memoryMb: project.limits.cellMemoryMb,
+  });
+  let accepted: OutputData | undefined;
+  try {
+    const task = { version: 1, integration: name, input, trigger: "cli" as const, choice };
+    const result = await pool
+      .run({ ...task, mockcoreUrl: undefined, keepMasked: false, returnRecord: true }, (started) => {
+        accepted = started.accepted;
+        history.writeLine(started.runId, started.startedLine);
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof WorkerDied)) throw error;
+        return workerDiedResult(name, "cli", error);
+      });
+    const record = result.record ?? (JSON.parse(result.recordLine) as RunRecord);
+    history.writeLine(result.runId, result.recordLine);
+    printRun(record, accepted, options.json, output);
+    await history.flush();
+    return result.status === "success" ? 0 : 1;
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Prints a run: its record as a tree and its answer whole, or with `--json` all of it as JSON. */
+function printRun(record: RunRecord, accepted: OutputData | undefined, json: boolean, output: Output): void {
+  // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
+  const recorded = record.items.findLast((item) => item.kind === "OUTPUT");
+  const shownOutput = accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
+  if (json) {
+    output.stdout(
+      `${JSON.stringify({ run_id: record.id, status: record.status, output: shownOutput, history: record }, null, 2)}\n`,
+    );
+    return;
+  }
+  // The tree previews every payload; the answer itself is printed whole beneath it.
+  const answer = shownOutput
+    ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
+    : "";
+  output.stdout(renderRecord(record, output.paint) + answer);
 }

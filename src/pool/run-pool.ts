@@ -2,6 +2,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
+import type { RunTrigger } from "../engine/record.js";
+import { createRunId } from "../engine/run-id.js";
+import { recordLine } from "../history/store.js";
 import type { RunStarted, RunTask, RunTaskResult, RunWorkerData } from "./task.js";
 
 const here = fileURLToPath(import.meta.url);
@@ -67,4 +70,42 @@ function isWorkerEnd(error: unknown): boolean {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The record and the 500 of a run whose worker ended under it (SPEC §13.1): no payloads, a FAILURE item
+ * saying why, a run id of its own since the worker never said its own.
+ */
+export function workerDiedResult(integration: string, trigger: RunTrigger, error: WorkerDied): RunTaskResult {
+  const runId = createRunId();
+  const at = new Date().toISOString();
+  const message = `the worker thread running it ended: ${error.message}`;
+  const output = {
+    status: 500,
+    headers: {},
+    payload: { error: { code: "worker_died", message, run_id: runId, details: [] } },
+  };
+  return {
+    runId,
+    status: "failure",
+    output,
+    outputJson: JSON.stringify(output.payload),
+    maskedOutput: output,
+    maskedPath: "-",
+    recordLine: recordLine(
+      {
+        id: runId,
+        integration,
+        status: "failure",
+        trigger,
+        started_at: at,
+        ended_at: at,
+        duration_ms: 0,
+        labels: [],
+        async: false,
+        items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
+      },
+      true,
+    ),
+  };
 }

@@ -48,7 +48,7 @@ export default async function runTask(task: RunTask): Promise<RunTaskResult> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
   const run = startIntegration(project.compile(definition), task.input, {
-    adapters: await adapters.resolverFor({ kind: "live" }),
+    adapters: await adapters.resolverFor(task.choice ?? { kind: "live" }),
     trigger: task.trigger,
     ...project.limits,
     secrets: project.secrets,
@@ -75,6 +75,7 @@ export default async function runTask(task: RunTask): Promise<RunTaskResult> {
       outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
     outputJson,
     recordLine: recordLine(result.record, storePayloads),
+    record: task.returnRecord ? result.record : undefined,
     maskedOutput: task.keepMasked ? result.mask(output) : undefined,
     maskedPath: result.mask(path),
   };

@@ -1,7 +1,8 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
-import type { OutputData, RunTrigger } from "../engine/record.js";
+import type { OutputData, RunRecord, RunTrigger } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
+import type { AdapterChoice } from "../project/adapters.js";
 
 /** What a worker thread that runs integrations opens: the project, as the thread that started it did. */
 export interface RunWorkerData {
@@ -21,6 +22,10 @@ export interface RunTask {
   mockcoreUrl: string | undefined;
   /** The answer masked like the record is wanted too (an idempotency key keeps it). */
   keepMasked: boolean;
+  /** Where the run's adapters answer from (default: the project's systems). */
+  choice?: AdapterChoice | undefined;
+  /** The record is wanted as an object too (bass run prints it). */
+  returnRecord?: boolean | undefined;
   /** Where an async run says it started (its 202) before it ends. */
   port?: MessagePort | undefined;
 }
@@ -44,6 +49,8 @@ export interface RunTaskResult {
   outputJson: string | undefined;
   /** The record, as the history store's line. */
   recordLine: string;
+  /** The record, when the task asked for it. */
+  record?: RunRecord | undefined;
   /** The output masked like the record, when the task wants it: what the idempotency store keeps on disk. */
   maskedOutput?: OutputData | undefined;
   maskedPath: string;

@@ -3,10 +3,9 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
-import { createRunId } from "../engine/run-id.js";
-import { type HistoryStore, recordLine } from "../history/store.js";
-import { WorkerDied } from "../pool/run-pool.js";
-import type { RunStarted, RunTaskResult } from "../pool/task.js";
+import type { HistoryStore } from "../history/store.js";
+import { WorkerDied, workerDiedResult } from "../pool/run-pool.js";
+import type { RunStarted } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
@@ -271,7 +270,7 @@ async function runInWorker(
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
     .catch((error: unknown) => {
       if (!(error instanceof WorkerDied)) throw error;
-      return workerDiedResult(integration, error);
+      return workerDiedResult(integration.name, "http", error);
     })
     .then((result) => {
       history.writeLine(result.runId, result.recordLine);
@@ -293,41 +292,6 @@ async function runInWorker(
     stored: maskedOutput && (() => fromOutput(maskedOutput)),
     runId: first.runId,
     logPath: first.maskedPath,
-  };
-}
-
-/** The record and the 500 of a run whose worker ended under it: no payloads, a FAILURE item saying why. */
-function workerDiedResult(integration: CompiledIntegration, error: WorkerDied): RunTaskResult {
-  const runId = createRunId();
-  const at = new Date().toISOString();
-  const message = `the worker thread running it ended: ${error.message}`;
-  const output = {
-    status: 500,
-    headers: {},
-    payload: { error: { code: "worker_died", message, run_id: runId, details: [] } },
-  };
-  return {
-    runId,
-    status: "failure",
-    output,
-    outputJson: JSON.stringify(output.payload),
-    maskedOutput: output,
-    maskedPath: "-",
-    recordLine: recordLine(
-      {
-        id: runId,
-        integration: integration.name,
-        status: "failure",
-        trigger: "http",
-        started_at: at,
-        ended_at: at,
-        duration_ms: 0,
-        labels: [],
-        async: integration.definition.run_async ?? false,
-        items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
-      },
-      true,
-    ),
   };
 }
 
