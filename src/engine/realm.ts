@@ -175,10 +175,14 @@ const bootstrap = String.raw`(host) => {
     structuredClone: { value: (value) => callHost(host.structuredClone, [value]) },
   });
 
+  // Every object reachable from the globals is frozen, and every constructor; a plain built-in method
+  // (no prototype of its own) is not: adding a property to it changes nothing it does, and freezing the
+  // few hundred of them was most of a realm's cost.
   const hardened = new Set();
   const harden = (value) => {
     if ((typeof value !== "object" && typeof value !== "function") || value === null || hardened.has(value)) return;
     hardened.add(value);
+    if (typeof value === "function" && !Object.hasOwn(value, "prototype")) return;
     Object.freeze(value);
     harden(Object.getPrototypeOf(value));
     for (const key of Reflect.ownKeys(value)) {
