@@ -18,26 +18,28 @@ process.on("unhandledRejection", (reason, promise) => {
 
 interface Opened {
   version: number;
+  mockcoreUrl: string | undefined;
   project: Project;
   adapters: ProjectAdapters;
 }
 
 let opened: Promise<Opened> | undefined;
 
-/** The project at the task's version, opened once per version and kept for the runs after. */
+/**
+ * The project at the task's version, opened once per version and kept for the runs after; its systems
+ * anew when the mock core they must use changed (a live run after mocked ones, a reload).
+ */
 async function open(task: RunTask): Promise<Opened> {
   const current = await opened?.catch(() => undefined);
-  if (current?.version === task.version) return current;
+  if (current?.version === task.version && current.mockcoreUrl === task.mockcoreUrl) return current;
   opened = (async () => {
     await current?.adapters.close();
-    const project = await openProject({
-      cwd: data.cwd,
-      env: data.env,
-      projectDir: data.projectDir,
-      cache: true,
-    });
+    const project =
+      current?.version === task.version
+        ? current.project
+        : await openProject({ cwd: data.cwd, env: data.env, projectDir: data.projectDir, cache: true });
     const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
-    return { version: task.version, project, adapters };
+    return { version: task.version, mockcoreUrl: task.mockcoreUrl, project, adapters };
   })();
   return opened;
 }

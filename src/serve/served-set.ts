@@ -1,9 +1,9 @@
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Issue } from "../definition/issue.js";
 import type { Env } from "../definition/load.js";
 import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import { workerCount } from "../pool/worker-count.js";
 import { openProject, type Project } from "../project/open.js";
 import { isBlocking } from "../project/usable.js";
 import { compileRequestSchemas, type RequestSchemaValidator } from "./request-schema.js";
@@ -71,11 +71,6 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
   };
 }
 
-/** How many worker threads run serve's integrations by default: one per core, at most 4. */
-function defaultWorkerCount(): number {
-  return Math.min(availableParallelism(), 4);
-}
-
 /** The serve settings of a project file, with the defaults of the project file's reference. */
 export function serveSettings(config: ProjectConfig): ServeSettings {
   const serve = config.serve ?? {};
@@ -86,7 +81,7 @@ export function serveSettings(config: ProjectConfig): ServeSettings {
     bodyLimitBytes: serve.body_limit_bytes ?? 1048576,
     maxConcurrentRuns: serve.max_concurrent_runs ?? 64,
     idempotencyTtlSeconds: serve.idempotency_ttl_s ?? 86400,
-    workers: serve.workers ?? defaultWorkerCount(),
+    workers: workerCount(config),
   };
 }
 

@@ -4,6 +4,7 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import { workerCount } from "../pool/worker-count.js";
 import {
   type AdapterChoice,
   createProjectAdapters,
@@ -40,6 +41,8 @@ export interface RunTestsOptions {
   files: readonly string[];
   /** How many cases run at once. */
   concurrency?: number;
+  /** Worker threads the cases run in (default: as `serve.workers`); 0 runs them on bass's own thread. */
+  workers?: number;
   onCaseDone?: (done: number, total: number) => void;
 }
 
@@ -73,45 +76,98 @@ export async function runTests(
 
   const history = openHistory(project);
   const adapters = createProjectAdapters(project);
+  const workers = options.workers ?? workerCount(project.config);
+  const runner = workers > 0 ? await createWorkerRunner(options, project, adapters, workers) : undefined;
   const results: CaseResult[] = new Array(jobs.length);
   let done = 0;
   try {
     await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
-      results[index] = await runCase(job.entry, job.testCase, job.integration, project, adapters);
-      if (results[index]?.record) history.write(results[index].record);
+      const started = performance.now();
+      const input = inputOf(job.entry, job.testCase);
+      const choice = await adapterChoice(job.entry, job.testCase);
+      const record = runner
+        ? await runner.run(job.integration.name, input, choice)
+        : await runInThread(job.integration, input, choice, project, adapters);
+      results[index] = judgeCase(job.entry, job.testCase, record, performance.now() - started);
+      history.write(record);
       options.onCaseDone?.(++done, jobs.length);
     });
   } finally {
     await history.flush();
+    await runner?.close();
     await adapters.close();
   }
   return { results, loaded };
 }
 
-async function runCase(
-  entry: LoadedTests,
-  testCase: TestCase,
+/** A case's run on bass's own thread. */
+async function runInThread(
   integration: CompiledIntegration,
+  input: RunInput,
+  choice: AdapterChoice,
   project: Project,
   adapters: ProjectAdapters,
-): Promise<CaseResult> {
-  const started = performance.now();
-  const base = { file: entry.file, integration: integration.name, name: testCase.name };
-  const result = await runIntegration(integration, inputOf(entry, testCase), {
+): Promise<RunRecord> {
+  const result = await runIntegration(integration, input, {
     ...project.limits,
-    adapters: await adapters.resolverFor(await adapterChoice(entry, testCase)),
+    adapters: await adapters.resolverFor(choice),
     trigger: "test",
     secrets: project.secrets,
   });
-  const differences = checkExpectations(testCase.expect ?? {}, result.record);
+  return result.record;
+}
+
+/**
+ * Cases run in worker threads, as serve runs integrations: a live case's systems use the mock core of
+ * bass's own thread, so that every case sees one core's state. A case whose worker dies fails with it.
+ */
+async function createWorkerRunner(
+  options: RunTestsOptions,
+  project: Project,
+  adapters: ProjectAdapters,
+  workers: number,
+) {
+  const { createRunPool, WorkerDied, workerDiedResult } = await import("../pool/run-pool.js");
+  const pool = createRunPool({
+    data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
+    workers,
+    memoryMb: project.limits.cellMemoryMb,
+  });
+  let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
-    ...base,
+    async run(integration: string, input: RunInput, choice: AdapterChoice): Promise<RunRecord> {
+      if (choice.kind === "live")
+        mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
+      const task = { version: 1, integration, input, trigger: "test" as const, choice, returnRecord: true };
+      const result = await pool
+        .run({ ...task, keepMasked: false, mockcoreUrl: await mockcoreUrl })
+        .catch((error: unknown) => {
+          if (!(error instanceof WorkerDied)) throw error;
+          return workerDiedResult(integration, "test", error);
+        });
+      return result.record ?? (JSON.parse(result.recordLine) as RunRecord);
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** A case's result: its expectations held against the run's record. */
+function judgeCase(entry: LoadedTests, testCase: TestCase, record: RunRecord, ms: number): CaseResult {
+  const died = record.items.find((item) => item.kind === "FAILURE" && item.error.code === "worker_died");
+  const differences = [
+    ...(died?.kind === "FAILURE" ? [{ path: "run", message: died.error.message }] : []),
+    ...checkExpectations(testCase.expect ?? {}, record),
+  ];
+  return {
+    file: entry.file,
+    integration: record.integration,
+    name: testCase.name,
     status: differences.length ? "failed" : "passed",
-    duration_ms: Math.round(performance.now() - started),
+    duration_ms: Math.round(ms),
     differences,
-    producedBy: differences.length ? producedBy(result.record, differences) : [],
-    runId: result.runId,
-    record: result.record,
+    producedBy: differences.length ? producedBy(record, differences) : [],
+    runId: record.id,
+    record,
   };
 }
 

@@ -624,7 +624,8 @@ cases:
     expect: { output: { payload: { peak: 2 } } }
 `,
       },
-      `${defaultProjectFile}  slow:\n    adapter: ./adapters/barrier.mjs\n`,
+      // One worker thread, whose module the two cases share: they meet in it when they run at once.
+      `${defaultProjectFile}  slow:\n    adapter: ./adapters/barrier.mjs\nserve:\n  workers: 1\n`,
     );
     const { code, report } = await runJson(dir);
     expect(report.cases.map((result) => [result.name, result.status, result.differences])).toEqual([
