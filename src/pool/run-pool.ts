@@ -41,6 +41,8 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     // A run waits for its system's answers: a worker takes on more than one at a time.
     concurrentTasksPerWorker: 16,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // Runs wait on I/O: a worker must keep its event loop, not block in Atomics.wait between tasks.
+    atomics: "disabled",
     resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
   });
   return {
