@@ -124,7 +124,7 @@ async function runIsolated(
   const { project, options } = context;
   if (options.record) throw new BassError("USAGE", "--record cannot be used with --isolate");
   const history = openHistory(project);
-  const { createRunPool, WorkerDied, workerDiedResult } = await import("../pool/run-pool.js");
+  const { createRunPool, WorkerDied, failedRunResult } = await import("../pool/run-pool.js");
   const pool = createRunPool({
     data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
     workers: 1,
@@ -140,7 +140,7 @@ async function runIsolated(
       })
       .catch((error: unknown) => {
         if (!(error instanceof WorkerDied)) throw error;
-        return workerDiedResult(name, "cli", error);
+        return failedRunResult(name, "cli", error);
       });
     const record = result.record ?? (JSON.parse(result.recordLine) as RunRecord);
     history.writeLine(result.runId, result.recordLine);

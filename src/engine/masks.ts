@@ -37,7 +37,9 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
   let count = 0;
   for (const { item, index } of scopes) {
     const applies = mask.applyIf
-      ? withBindings(state, { mitem: item, midx: index }, () => callOptionalNow(state, mask.applyIf))
+      ? withBindings(state, { mitem: state.integration.realm.adopt(item), midx: index }, () =>
+          callOptionalNow(state, mask.applyIf),
+        )
       : true;
     if (!applies) continue;
     for (const match of findMatches(item, staticPath(mask.field))) {

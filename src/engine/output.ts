@@ -32,7 +32,8 @@ export function checkOutput(state: RunState): CheckedOutput {
   fallback.headers = Object.fromEntries(
     Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-type"),
   );
-  state.namespace.output = fallback;
+  // Promise work a cell left may still read the output: what it finds is the realm's.
+  state.namespace.output = state.integration.realm.adopt(fallback);
   state.defaultPayload = fallback.payload;
   return { output: fallback, json: undefined, isDefault: true };
 }

@@ -83,19 +83,36 @@ const bootstrap = String.raw`(host) => {
     call.lastThrow = { value, line };
     return value;
   };
-  // What is made here already is kept as it is; what bass made is copied, its plain objects the fast way.
+  // What bass made is copied, its plain objects the fast way. What is made here already is kept, but
+  // walked: bass may have written its own values into it (a field mapping's literal into a cell's object),
+  // and those are put in its place as copies.
   const realmPrototypes = new Set([Object.prototype, Array.prototype, null]);
+  const adoptWithin = (value, depth) => {
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (item === null || typeof item !== "object") continue;
+      const adopted = adopt(item, depth + 1);
+      if (adopted !== item) {
+        try {
+          own(value, key, adopted);
+        } catch {
+          // A frozen object keeps what it holds.
+        }
+      }
+    }
+    return value;
+  };
   const adopt = (value, depth = 0) => {
     if (value === null || typeof value !== "object") return value;
     if (depth > 200) return null;
     if (Array.isArray(value)) {
-      if (Object.getPrototypeOf(value) === Array.prototype) return value;
+      if (Object.getPrototypeOf(value) === Array.prototype) return adoptWithin(value, depth);
       const copy = new Array(value.length);
       for (let index = 0; index < value.length; index++) copy[index] = adopt(value[index], depth + 1);
       return copy;
     }
     const prototype = Object.getPrototypeOf(value);
-    if (realmPrototypes.has(prototype)) return value;
+    if (realmPrototypes.has(prototype)) return adoptWithin(value, depth);
     if (prototype !== host.objectPrototype) {
       if (ArrayBuffer.isView(value))
         return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
@@ -176,13 +193,16 @@ const bootstrap = String.raw`(host) => {
   });
 
   // Every object reachable from the globals is frozen, and every constructor; a plain built-in method
-  // (no prototype of its own) is not: adding a property to it changes nothing it does, and freezing the
-  // few hundred of them was most of a realm's cost.
+  // (no prototype of its own) only takes no new property, since freezing the few hundred of them was most
+  // of a realm's cost. Its behaviour cannot change, and a frozen prototype keeps it in place.
   const hardened = new Set();
   const harden = (value) => {
     if ((typeof value !== "object" && typeof value !== "function") || value === null || hardened.has(value)) return;
     hardened.add(value);
-    if (typeof value === "function" && !Object.hasOwn(value, "prototype")) return;
+    if (typeof value === "function" && !Object.hasOwn(value, "prototype")) {
+      Object.preventExtensions(value);
+      return;
+    }
     Object.freeze(value);
     harden(Object.getPrototypeOf(value));
     for (const key of Reflect.ownKeys(value)) {

@@ -4,8 +4,9 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { RunTrigger } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
+import { BassError, type BassErrorCode } from "../errors.js";
 import { recordLine } from "../history/store.js";
-import type { RunStarted, RunTask, RunTaskResult, RunWorkerData } from "./task.js";
+import type { RunStarted, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const here = fileURLToPath(import.meta.url);
 // Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
@@ -18,11 +19,15 @@ export class WorkerDied extends Error {
   override readonly name = "WorkerDied";
 }
 
+/** Where a pool's worker errors go that no task stands for (a worker that ended while idle). */
+export type LogWorkerError = (error: unknown) => void;
+
 export interface RunPoolOptions {
   data: RunWorkerData;
   workers: number;
   /** Each worker's heap limit, in MB. */
   memoryMb: number;
+  logError?: LogWorkerError;
 }
 
 /** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
@@ -45,29 +50,31 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     atomics: "disabled",
     resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
   });
+  // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
+  pool.on("error", (error: unknown) => options.logError?.(error));
   return {
     async run(task, onStarted) {
       // A port only for a run that says when it started (an async one): making one costs more than the run.
       const channel = onStarted ? new MessageChannel() : undefined;
       if (channel && onStarted) channel.port1.on("message", onStarted);
+      let answer: RunTaskResult | RunTaskError;
       try {
         const options = channel ? { transferList: [channel.port2] } : {};
-        return (await pool.run({ ...task, port: channel?.port2 }, options)) as RunTaskResult;
+        answer = await pool.run({ ...task, port: channel?.port2 }, options);
       } catch (error) {
-        throw isWorkerEnd(error) ? new WorkerDied(describe(error), { cause: error }) : error;
+        // The task answers its own errors: a rejection is the worker's end.
+        throw new WorkerDied(describe(error), { cause: error });
       } finally {
         channel?.port1.close();
       }
+      if ("error" in answer) {
+        const { code, message } = answer.error;
+        throw code ? new BassError(code as BassErrorCode, message) : new Error(message);
+      }
+      return answer;
     },
     close: () => pool.destroy(),
   };
-}
-
-/** Whether the task failed because its thread ended, rather than with an error of its own. */
-function isWorkerEnd(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && code.startsWith("ERR_WORKER")) return true;
-  return /worker (exited|terminated)|terminating worker/i.test(describe(error));
 }
 
 function describe(error: unknown): string {
@@ -75,17 +82,22 @@ function describe(error: unknown): string {
 }
 
 /**
- * The record and the 500 of a run whose worker ended under it (SPEC §13.1): no payloads, a FAILURE item
- * saying why, a run id of its own since the worker never said its own.
+ * The record and the 500 of a run whose worker ended under it (SPEC §13.1), or could not run it (a
+ * definition gone since the project was loaded): no payloads, a FAILURE item saying why, a run id of its
+ * own since the worker never said its own.
  */
-export function workerDiedResult(integration: string, trigger: RunTrigger, error: WorkerDied): RunTaskResult {
+export function failedRunResult(integration: string, trigger: RunTrigger, error: unknown): RunTaskResult {
   const runId = createRunId();
   const at = new Date().toISOString();
-  const message = `the worker thread running it ended: ${error.message}`;
+  const code = error instanceof WorkerDied ? "worker_died" : "worker_error";
+  const message =
+    error instanceof WorkerDied
+      ? `the worker thread running it ended: ${error.message}`
+      : `the worker thread could not run it: ${describe(error)}`;
   const output = {
     status: 500,
     headers: {},
-    payload: { error: { code: "worker_died", message, run_id: runId, details: [] } },
+    payload: { error: { code, message, run_id: runId, details: [] } },
   };
   return {
     runId,
@@ -105,7 +117,7 @@ export function workerDiedResult(integration: string, trigger: RunTrigger, error
         duration_ms: 0,
         labels: [],
         async: false,
-        items: [{ seq: 1, at, kind: "FAILURE", error: { code: "worker_died", message } }],
+        items: [{ seq: 1, at, kind: "FAILURE", error: { code, message } }],
       },
       true,
     ),

@@ -3,11 +3,11 @@
 import { workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
-import { BassError } from "../errors.js";
+import { BassError, isBassError } from "../errors.js";
 import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
-import type { RunTask, RunTaskResult, RunWorkerData } from "./task.js";
+import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
 
@@ -44,8 +44,24 @@ async function open(task: RunTask): Promise<Opened> {
   return opened;
 }
 
-/** Runs one integration to its end; an async one says on the task's port when it started. */
-export default async function runTask(task: RunTask): Promise<RunTaskResult> {
+/**
+ * Runs one integration to its end; an async one says on the task's port when it started. What stops it
+ * comes back as data, so that a rejected task always means the worker ended.
+ */
+export default async function runTask(task: RunTask): Promise<RunTaskResult | RunTaskError> {
+  try {
+    return await runOne(task);
+  } catch (error) {
+    task.port?.close();
+    return { error: { code: isBassError(error) ? error.code : undefined, message: errorMessage(error) } };
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function runOne(task: RunTask): Promise<RunTaskResult> {
   const { project, adapters } = await open(task);
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);

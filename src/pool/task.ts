@@ -40,6 +40,11 @@ export interface RunStarted {
   maskedPath: string;
 }
 
+/** Why a task ended without a run: an error of bass's own kind (a BassError's code), as data. */
+export interface RunTaskError {
+  error: { code: string | undefined; message: string };
+}
+
 /** A run's end, as plain data: what serve sends and keeps, every masked form made where the run was. */
 export interface RunTaskResult {
   runId: string;

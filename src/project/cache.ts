@@ -1,6 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { threadId } from "node:worker_threads";
 
 declare const __BASS_BUILD_ID__: string | undefined;
 
@@ -49,12 +51,15 @@ export function openProjectCache(projectDir: string): ProjectCache {
       }
     },
     write(parts, files, value) {
+      // JSON keeps plain data only: a value it would change (.inf, a !!binary Buffer) is worked out each time.
+      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(value)), value)) return;
       const entry: Entry = {
         files: Object.fromEntries([...files].map(([path, text]) => [path, sha256(text)])),
         value,
       };
       const path = pathOf(parts);
-      const temp = `${path}.${process.pid}.tmp`;
+      // Unique per thread too: serve's worker threads share the process's id.
+      const temp = `${path}.${process.pid}-${threadId}-${randomBytes(4).toString("hex")}.tmp`;
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         writeFileSync(temp, JSON.stringify(entry), { mode: 0o600 });

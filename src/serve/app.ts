@@ -10,7 +10,7 @@ import type { HandledResponse, ServeRequest, WorkerRuns } from "./context.js";
 import { createHandler } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
-import type { LogError } from "./problem.js";
+import { createErrorLog, type LogError } from "./problem.js";
 import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";
 
 export interface ServeAppOptions extends LoadServedSetOptions {
@@ -65,6 +65,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   let reloads: Promise<unknown> = Promise.resolve();
   const servedSecrets = new Set(set.project.secrets);
+  const logError =
+    options.logError ??
+    createErrorLog(
+      (text) => process.stderr.write(text),
+      () => servedSecrets,
+    );
   // Fixed adapters (tests) are functions of this thread: their runs stay here.
   const workerCount = options.adapters ? 0 : (options.workers ?? set.settings.workers);
   const pool =
@@ -73,16 +79,19 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           data: { cwd: options.cwd, env: { ...options.env }, projectDir: set.project.dir },
           workers: workerCount,
           memoryMb: set.project.limits.cellMemoryMb,
+          logError,
         })
       : undefined;
   let workers = pool && (await workerRunsOf(pool, 1, systems));
+  let poolClosed: Promise<void> | undefined;
+  const closePool = () => (poolClosed ??= pool?.close() ?? Promise.resolve());
   const handle = createHandler({
     current: () => ({ set, adapters: systems.resolve, workers }),
     history,
     idempotency,
     limiter,
     authenticate: createAuthenticator(set.settings.auth),
-    logError: options.logError,
+    logError,
   });
 
   return {
@@ -102,9 +111,11 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       await reloads;
       try {
         await limiter.idle(graceMs);
+        // Runs still going after the grace end with their workers, and their records are flushed too.
+        await closePool();
         await Promise.all([history.flush(), idempotency.flush()]);
       } finally {
-        await pool?.close();
+        await closePool();
         await systems.adapters.close();
       }
     },

@@ -4,7 +4,7 @@ import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
-import { WorkerDied, workerDiedResult } from "../pool/run-pool.js";
+import { failedRunResult } from "../pool/run-pool.js";
 import type { RunStarted } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
@@ -268,10 +268,8 @@ async function runInWorker(
   const onStarted = integration.definition.run_async ? accepted : undefined;
   const finished = workers.pool
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
-    .catch((error: unknown) => {
-      if (!(error instanceof WorkerDied)) throw error;
-      return workerDiedResult(integration.name, "http", error);
-    })
+    // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
+    .catch((error: unknown) => failedRunResult(integration.name, "http", error))
     .then((result) => {
       history.writeLine(result.runId, result.recordLine);
       return result;

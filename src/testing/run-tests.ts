@@ -127,7 +127,7 @@ async function createWorkerRunner(
   adapters: ProjectAdapters,
   workers: number,
 ) {
-  const { createRunPool, WorkerDied, workerDiedResult } = await import("../pool/run-pool.js");
+  const { createRunPool, WorkerDied, failedRunResult } = await import("../pool/run-pool.js");
   const pool = createRunPool({
     data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
     workers,
@@ -143,7 +143,7 @@ async function createWorkerRunner(
         .run({ ...task, keepMasked: false, mockcoreUrl: await mockcoreUrl })
         .catch((error: unknown) => {
           if (!(error instanceof WorkerDied)) throw error;
-          return workerDiedResult(integration, "test", error);
+          return failedRunResult(integration, "test", error);
         });
       return result.record ?? (JSON.parse(result.recordLine) as RunRecord);
     },

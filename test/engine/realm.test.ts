@@ -118,3 +118,37 @@ service_requests:
     expect(result.output.payload).toEqual([true, true, true, true]);
   });
 });
+
+describe("what bass writes into a cell's objects is of the realm too", () => {
+  /** A cell's attempt to make a function from a string out of `expression`'s constructor, as its name. */
+  const attempt = (expression: string) =>
+    `(() => { try { return typeof (${expression}).constructor.constructor("return 1")() } catch (error) { return error.name } })()`;
+
+  it("binds a mask's mitem in the realm", async () => {
+    const result = await runDefinition(
+      `name: a
+masks:
+  - { type: INPUT, field: secret, apply_if: ${JSON.stringify(`keep({ reached: ${attempt("mitem")} }) || true`)} }
+on_success_hook: output.payload = reached
+`,
+      { payload: { secret: "1234-5678" } },
+    );
+    expect(result.output.payload).toBe("EvalError");
+  });
+
+  it("copies a literal a field mapping writes into an object a cell made", async () => {
+    const result = await runDefinition(
+      `name: a
+on_success_hook: ${JSON.stringify(`output.payload = ${attempt("t.request.payload.a.b")}`)}
+service_requests:
+  - formula_variable: t
+    system: transform
+    field_mappings:
+      - { field: a, value: "({})" }
+      - { field: a.b, literal: { k: 1 } }
+`,
+      { payload: {} },
+    );
+    expect(result.output.payload).toBe("EvalError");
+  });
+});

@@ -120,6 +120,21 @@ describe("openProject with its cache", () => {
     ).toContain("validation_rules[0].rule is empty");
   });
 
+  it("keeps no entry whose values JSON would change, so a second open reads what the first did", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
+      "integrations/a.yaml": definition("a").replace("value: \"'word'\"", "literal: .inf"),
+    });
+    const literal = async () =>
+      (
+        (await open(dir)).definitions[0]?.value.service_requests?.[0]?.field_mappings?.[0] as {
+          literal?: unknown;
+        }
+      )?.literal;
+    expect(await literal()).toBe(Number.POSITIVE_INFINITY);
+    expect(await literal()).toBe(Number.POSITIVE_INFINITY);
+  });
+
   it("opens as usual where the cache cannot be written", async () => {
     const dir = createProject();
     writeFileSync(join(dir, ".bass"), "a file where the folder would be");
