@@ -21,26 +21,46 @@ interface Opened {
   mockcoreUrl: string | undefined;
   project: Project;
   adapters: ProjectAdapters;
+  /** Runs using it now: a newer version replaces it, and its systems close once they end. */
+  running: number;
+  replaced: boolean;
 }
 
-let opened: Promise<Opened> | undefined;
+let current: Opened | undefined;
+// One open at a time: tasks of a new version that come together open it once.
+let opening: Promise<Opened | undefined> = Promise.resolve(undefined);
 
 /**
  * The project at the task's version, opened once per version and kept for the runs after; its systems
- * anew when the mock core they must use changed (a live run after mocked ones, a reload).
+ * anew when the mock core they must use changed (a live run after mocked ones, a reload). The systems it
+ * replaces close once the runs still using them end.
  */
-async function open(task: RunTask): Promise<Opened> {
-  const current = await opened?.catch(() => undefined);
-  if (current?.version === task.version && current.mockcoreUrl === task.mockcoreUrl) return current;
-  opened = (async () => {
-    await current?.adapters.close();
+function open(task: RunTask): Promise<Opened | undefined> {
+  opening = opening.then(async () => {
+    if (current?.version === task.version && current.mockcoreUrl === task.mockcoreUrl) return current;
+    const previous = current;
     const project =
-      current?.version === task.version
-        ? current.project
+      previous?.version === task.version
+        ? previous.project
         : await openProject({ cwd: data.cwd, env: data.env, projectDir: data.projectDir, cache: true });
     const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
-    return { version: task.version, mockcoreUrl: task.mockcoreUrl, project, adapters };
-  })();
+    current = {
+      version: task.version,
+      mockcoreUrl: task.mockcoreUrl,
+      project,
+      adapters,
+      running: 0,
+      replaced: false,
+    };
+    if (previous) {
+      previous.replaced = true;
+      if (previous.running === 0) await previous.adapters.close();
+    }
+    return current;
+  });
+  // A failed open fails its task; the next task tries again.
+  const opened = opening;
+  opening = opening.catch(() => undefined);
   return opened;
 }
 
@@ -62,7 +82,18 @@ function errorMessage(error: unknown): string {
 }
 
 async function runOne(task: RunTask): Promise<RunTaskResult> {
-  const { project, adapters } = await open(task);
+  const opened = await open(task);
+  if (!opened) throw new BassError("PROJECT_INVALID", "the project could not be opened");
+  opened.running++;
+  try {
+    return await runIn(opened, task);
+  } finally {
+    opened.running--;
+    if (opened.replaced && opened.running === 0) await opened.adapters.close();
+  }
+}
+
+async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunTaskResult> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
   const run = startIntegration(project.compile(definition), task.input, {
