@@ -59,4 +59,6 @@ export interface RunTaskResult {
   /** The output masked like the record, when the task wants it: what the idempotency store keeps on disk. */
   maskedOutput?: OutputData | undefined;
   maskedPath: string;
+  /** An async run's 202, also here: its start's message may come after its end. */
+  accepted?: OutputData | undefined;
 }

@@ -254,9 +254,9 @@ async function runInWorker(
   release: () => void,
   keepMasked: boolean,
 ): Promise<HandledResponse> {
-  let accepted: ((started: RunStarted) => void) | undefined;
+  let onAccepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
-    accepted = resolve;
+    onAccepted = resolve;
   });
   const task = {
     version: workers.version,
@@ -265,22 +265,30 @@ async function runInWorker(
     trigger: "http" as const,
     keepMasked,
   };
-  const onStarted = integration.definition.run_async ? accepted : undefined;
+  const onStarted = integration.definition.run_async ? onAccepted : undefined;
+  let ended = false;
   const finished = workers.pool
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
     .catch((error: unknown) => failedRunResult(integration.name, "http", error))
     .then((result) => {
+      ended = true;
       history.writeLine(result.runId, result.recordLine);
       return result;
     })
     .finally(release);
   const first = await Promise.race([started, finished]);
-  if ("accepted" in first) {
-    history.writeLine(first.runId, first.startedLine);
-    const { status, headers, body } = fromOutput(first.accepted);
+  // An async run answers 202 whichever comes first, its start's message or its end; the running record
+  // is written only while the end's is not, since the later line of a run wins.
+  const answerAccepted = (output: OutputData): HandledResponse => {
+    const { status, headers, body } = fromOutput(output);
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
+  };
+  if ("startedLine" in first) {
+    if (!ended) history.writeLine(first.runId, first.startedLine);
+    return answerAccepted(first.accepted);
   }
+  if (first.accepted) return answerAccepted(first.accepted);
   const { status, headers, body } = fromOutput(first.output, first.outputJson);
   const { maskedOutput } = first;
   return {

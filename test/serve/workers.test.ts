@@ -117,3 +117,21 @@ describe("a worker that ends on an error of its own", () => {
     ]);
   });
 });
+
+describe("an async integration in a worker thread", () => {
+  it("answers 202 at once and leaves the run's ended record, not its running one", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nserve:\n  workers: 1\n",
+      "integrations/later.yaml":
+        'name: later\nrun_async: true\nendpoints:\n  - { method: POST, path: /later }\non_success_hook: "output.payload = { done: true }"\n',
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    const answers = await Promise.all([1, 2, 3].map(() => app.handle({ ...get("/later"), method: "POST" })));
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
+    await app.close();
+    const records = await app.history.list({ integration: "later" });
+    expect(records.map((record) => record.status)).toEqual(["success", "success", "success"]);
+    expect(records.map((record) => record.id).sort()).toEqual(answers.map((answer) => answer.runId).sort());
+  });
+});
