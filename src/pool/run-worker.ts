@@ -42,7 +42,13 @@ function open(task: RunTask): Promise<Opened | undefined> {
     const project =
       previous?.version === task.version
         ? previous.project
-        : await openProject({ cwd: data.cwd, env: data.env, projectDir: data.projectDir, cache: true });
+        : await openProject({
+            cwd: data.cwd,
+            env: data.env,
+            projectDir: data.projectDir,
+            requestSchemas: data.requestSchemas,
+            cache: true,
+          });
     const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
     current = {
       version: task.version,

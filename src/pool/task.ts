@@ -9,6 +9,8 @@ export interface RunWorkerData {
   cwd: string;
   env: Env;
   projectDir: string;
+  /** Opened as serve opens it (request_schema checked): the same `.bass/cache` entry, when the files are the same. */
+  requestSchemas?: boolean | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */

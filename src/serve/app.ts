@@ -76,7 +76,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const pool =
     workerCount > 0
       ? createRunPool({
-          data: { cwd: options.cwd, env: { ...options.env }, projectDir: set.project.dir },
+          data: {
+            cwd: options.cwd,
+            env: { ...options.env },
+            projectDir: set.project.dir,
+            requestSchemas: true,
+          },
           workers: workerCount,
           memoryMb: set.project.limits.cellMemoryMb,
           logError,
