@@ -86,8 +86,14 @@ function describe(error: unknown): string {
  * definition gone since the project was loaded): no payloads, a FAILURE item saying why, a run id of its
  * own since the worker never said its own.
  */
-export function failedRunResult(integration: string, trigger: RunTrigger, error: unknown): RunTaskResult {
-  const runId = createRunId();
+export function failedRunResult(
+  integration: string,
+  trigger: RunTrigger,
+  error: unknown,
+  startedId?: string,
+): RunTaskResult {
+  // An async run that said it started keeps its id: this record replaces its running one.
+  const runId = startedId ?? createRunId();
   const at = new Date().toISOString();
   const code = error instanceof WorkerDied ? "worker_died" : "worker_error";
   const message =

@@ -255,8 +255,12 @@ async function runInWorker(
   keepMasked: boolean,
 ): Promise<HandledResponse> {
   let onAccepted: ((started: RunStarted) => void) | undefined;
+  let startedId: string | undefined;
   const started = new Promise<RunStarted>((resolve) => {
-    onAccepted = resolve;
+    onAccepted = (message) => {
+      startedId = message.runId;
+      resolve(message);
+    };
   });
   const task = {
     version: workers.version,
@@ -270,7 +274,7 @@ async function runInWorker(
   const finished = workers.pool
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
-    .catch((error: unknown) => failedRunResult(integration.name, "http", error))
+    .catch((error: unknown) => failedRunResult(integration.name, "http", error, startedId))
     .then((result) => {
       ended = true;
       history.writeLine(result.runId, result.recordLine);
