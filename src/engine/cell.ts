@@ -40,18 +40,22 @@ export interface CompileCellContext {
 
 let nextCellId = 0;
 
-/** Errors of promises that cells started and nobody handled, by the cell's compiled file name. */
-const leftRejections = new Map<string, unknown>();
+/** The calls of each cell (by its compiled file name) whose promise bass is waiting for. */
+const settling = new Map<string, Set<CellCall>>();
+/** Errors of promises a call started and nobody handled: only where one call of its cell was settling. */
+const leftRejections = new WeakMap<CellCall, unknown>();
 
 /**
  * Takes note of a rejection nobody handled, if a cell's promise it is (of the cells' realm, not bass's):
- * the cell that awaited fails with it, and the process goes on. Says whether it was a cell's. The process's
- * `unhandledRejection` handler calls it (bin/bass.js).
+ * the call of that cell bass was waiting for fails with it, and the process goes on. Where two calls of
+ * the cell were settling at once (two runs of one integration), neither is blamed: the stack names the
+ * cell, not the call. Says whether it was a cell's. The process's `unhandledRejection` handler calls it.
  */
 export function noteCellRejection(reason: unknown, promise: Promise<unknown>): boolean {
   if (promise instanceof Promise) return false;
   const file = isNativeError(reason) ? /bass-cell-\d+/.exec(reason.stack ?? "")?.[0] : undefined;
-  if (file) leftRejections.set(file, reason);
+  const calls = file === undefined ? undefined : settling.get(file);
+  if (calls?.size === 1) for (const call of calls) leftRejections.set(call, reason);
   return true;
 }
 
@@ -78,7 +82,6 @@ export function compileCell(
   return {
     label: cell.label,
     run(namespace, deadline) {
-      leftRejections.delete(filename);
       const call = context.realm.createCall(deadline);
       const outer = context.realm.enter(call);
       let value: unknown;
@@ -114,16 +117,22 @@ async function settle(
   realm: CellRealm,
   filename: string,
 ): Promise<unknown> {
-  const settled = await withinDeadline(value, call.deadline, () => realm.expire(call));
-  if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
-  // Node reports a rejection nobody handled once the current turn is over.
-  await new Promise((resolve) => setImmediate(resolve));
-  const left = leftRejections.get(filename);
-  if (left !== undefined) {
-    leftRejections.delete(filename);
-    throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorText(left)}`);
+  const calls = settling.get(filename) ?? new Set<CellCall>();
+  settling.set(filename, calls.add(call));
+  try {
+    const settled = await withinDeadline(value, call.deadline, () => realm.expire(call));
+    if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
+    // Node reports a rejection nobody handled once the current turn is over.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (leftRejections.has(call)) {
+      const left = leftRejections.get(call);
+      throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorText(left)}`);
+    }
+    return settled;
+  } finally {
+    calls.delete(call);
+    if (calls.size === 0) settling.delete(filename);
   }
-  return settled;
 }
 
 function errorText(error: unknown): string {

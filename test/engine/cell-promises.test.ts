@@ -119,3 +119,35 @@ service_requests:
     expect(result.output.payload).toEqual([1, null, 3]);
   });
 });
+
+describe("a rejection left while two runs of one integration wait", () => {
+  it("fails neither run rather than the wrong one", async () => {
+    const { openProjectFiles } = await import("../../src/project/open-files.js");
+    const { runIntegration } = await import("../../src/engine/run.js");
+    const { createTempDir, defaultProjectFile } = await import("../_helpers.js");
+    const code =
+      'if (input.payload.leave) Promise.reject(new Error("left by A"))\nfor (let i = 0; i < input.payload.waits; i++) await Promise.resolve()';
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/a.yaml": hook(code),
+    });
+    const { project } = openProjectFiles({ cwd: dir, env: {} });
+    const integration = project.compile(project.definitions[0] as never);
+    const run = (payload: object) =>
+      runIntegration(
+        integration,
+        { payload },
+        {
+          ...project.limits,
+          adapters: () => {
+            throw new Error("none");
+          },
+          trigger: "test",
+          secrets: [],
+        },
+      );
+    const [a, b] = await Promise.all([run({ leave: true, waits: 5 }), run({ leave: false, waits: 1 })]);
+    expect(b.status).toBe("success");
+    expect(a.status).toBe("success");
+  });
+});
