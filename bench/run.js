@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { measureEngine } from "./engine.js";
 import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
+import { measureRealm } from "./realm.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
@@ -16,6 +17,7 @@ const measurements = [
   measureValidate,
   measureStartup,
   measureRunStart,
+  measureRealm,
   measureEngine,
   measureHistory,
   measureTricks,
