@@ -1,3 +1,5 @@
+import { isNativeError } from "node:util/types";
+
 /** What went wrong, as a stable code that callers branch on. */
 export type BassErrorCode =
   | "USAGE"
@@ -43,6 +45,11 @@ export class BassError extends Error {
     this.position = options.position;
     this.cell = options.cell;
   }
+}
+
+/** A thrown value's message: an Error's of any realm (a cell's), else the value as text. */
+export function errorMessage(error: unknown): string {
+  return isNativeError(error) ? error.message : String(error);
 }
 
 /** Whether a thrown value is a BassError. */

@@ -124,27 +124,20 @@ async function runIsolated(
   const { project, options } = context;
   if (options.record) throw new BassError("USAGE", "--record cannot be used with --isolate");
   const history = openHistory(project);
-  const { createRunPool, WorkerDied, failedRunResult } = await import("../pool/run-pool.js");
-  const pool = createRunPool({
-    data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
-    workers: 1,
-    memoryMb: project.limits.cellMemoryMb,
-  });
+  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
+  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1 });
   let accepted: OutputData | undefined;
   try {
     const task = { version: 1, integration: name, input, trigger: "cli" as const, choice };
-    const result = await pool
-      .run({ ...task, mockcoreUrl: undefined, keepMasked: false, returnRecord: true }, (started) => {
+    const result = await pool.run(
+      { ...task, mockcoreUrl: undefined, keepMasked: false, returnRecord: true },
+      (started) => {
         accepted = started.accepted;
         history.writeLine(started.runId, started.startedLine);
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof WorkerDied)) throw error;
-        return failedRunResult(name, "cli", error);
-      });
-    const record = result.record ?? (JSON.parse(result.recordLine) as RunRecord);
+      },
+    );
     history.writeLine(result.runId, result.recordLine);
-    printRun(record, accepted, options.json, output);
+    printRun(recordOf(result), accepted, options.json, output);
     await history.flush();
     return result.status === "success" ? 0 : 1;
   } finally {

@@ -2,7 +2,7 @@ import { isNativeError } from "node:util/types";
 import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
-import { BassError } from "../errors.js";
+import { BassError, errorMessage } from "../errors.js";
 import { timedOut, withinDeadline } from "./deadlines.js";
 import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
@@ -126,17 +126,13 @@ async function settle(
     await new Promise((resolve) => setImmediate(resolve));
     if (leftRejections.has(call)) {
       const left = leftRejections.get(call);
-      throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorText(left)}`);
+      throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorMessage(left)}`);
     }
     return settled;
   } finally {
     calls.delete(call);
     if (calls.size === 0) settling.delete(filename);
   }
-}
-
-function errorText(error: unknown): string {
-  return isNativeError(error) ? error.message : String(error);
 }
 
 function toCellError(

@@ -1,5 +1,4 @@
-import { isNativeError } from "node:util/types";
-import { isBassError } from "../errors.js";
+import { errorMessage, isBassError } from "../errors.js";
 import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
 
@@ -44,7 +43,7 @@ export function defaultFailureOutput(
 /** Records a thrown error as a FAILURE item and says which kind of failure it is. */
 export function recordError(state: RunState, error: unknown): FailureKind {
   const kind: FailureKind = isBassError(error) && error.code === "CELL_TIMEOUT" ? "timeout" : "error";
-  const message = isNativeError(error) ? error.message : String(error);
+  const message = errorMessage(error);
   const cell = isBassError(error) ? error.cell : undefined;
   const line = isBassError(error) ? error.position?.line : undefined;
   const code = isBassError(error) ? error.code.toLowerCase() : "cell_error";
@@ -58,5 +57,5 @@ export function recordError(state: RunState, error: unknown): FailureKind {
 /** Records a thrown error and puts the run in failure (SPEC §4.4: a cell error outside a service call). */
 export function failOnError(state: RunState, error: unknown): void {
   const kind = recordError(state, error);
-  enterFailure(state, kind, [isNativeError(error) ? error.message : String(error)]);
+  enterFailure(state, kind, [errorMessage(error)]);
 }

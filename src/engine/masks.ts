@@ -1,8 +1,10 @@
+import { BassError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
+import { type CompiledCell, isThenable } from "./cell.js";
 import type { CompiledMask, CompiledPath } from "./compile.js";
 import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
 import type { RunRecord } from "./record.js";
-import { callOptionalNow, type RunState, withBindings } from "./run-state.js";
+import { callCell, type RunState, withBindings } from "./run-state.js";
 
 /** What a mask puts in place of the value it hides (SPEC §4.8). */
 export const maskText = "XXXXXXXXXXXX";
@@ -38,7 +40,7 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
   for (const { item, index } of scopes) {
     const applies = mask.applyIf
       ? withBindings(state, { mitem: state.integration.realm.adopt(item), midx: index }, () =>
-          callOptionalNow(state, mask.applyIf),
+          decideNow(state, mask.applyIf as CompiledCell),
         )
       : true;
     if (!applies) continue;
@@ -49,6 +51,22 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
     }
   }
   return count;
+}
+
+/**
+ * A mask's `apply_if`, which decides at once: INPUT masks apply before any wait, so that an async run's
+ * first record holds no masked value. A promise fails the cell.
+ */
+function decideNow(state: RunState, cell: CompiledCell): unknown {
+  const value = callCell(state, cell);
+  if (!isThenable(value)) return value;
+  // Its outcome is not waited for, so that its failure is no unhandled rejection.
+  (value as Promise<unknown>).catch(() => {});
+  throw new BassError(
+    "CELL_ERROR",
+    `${state.integration.name}: ${cell.label}: gives a promise, and a mask's apply_if must decide at once`,
+    { cell: cell.label },
+  );
 }
 
 /** Mask paths hold names, indexes and `[*]` only (validate's field-path rule). */

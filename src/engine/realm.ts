@@ -1,5 +1,6 @@
 import { isDate, isMap, isNativeError, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
+import { errorMessage } from "../errors.js";
 
 /** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
@@ -284,7 +285,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     btoa: (text: string) => btoa(text),
     structuredClone: (value: unknown) => structuredClone(value),
     errorName: (error: unknown) => (isNativeError(error) ? error.name : "Error"),
-    errorMessage: (error: unknown) => (isNativeError(error) ? error.message : String(error)),
+    errorMessage,
     specialNames: [...options.specialNames],
     special: options.special,
   });

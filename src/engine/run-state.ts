@@ -1,4 +1,3 @@
-import { BassError } from "../errors.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
@@ -100,27 +99,6 @@ async function settleCell(state: RunState, value: PromiseLike<unknown>, wasEnded
 /** Runs an optional cell (see callCell); undefined when there is none. */
 export function callOptional(state: RunState, cell: CompiledCell | undefined): unknown {
   return cell ? callCell(state, cell) : undefined;
-}
-
-/**
- * Runs a cell in a place that takes its value at once (a mask's `apply_if`: the INPUT item is masked
- * before any wait, so an async run's first record holds no masked value): a promise fails the cell.
- */
-export function callCellNow(state: RunState, cell: CompiledCell): unknown {
-  const value = callCell(state, cell);
-  if (!isThenable(value)) return value;
-  // Its outcome is not waited for, so that its failure is no unhandled rejection.
-  (value as Promise<unknown>).catch(() => {});
-  throw new BassError(
-    "CELL_ERROR",
-    `${state.integration.name}: ${cell.label}: gives a promise, and a mask's apply_if must decide at once`,
-    { cell: cell.label },
-  );
-}
-
-/** Runs an optional cell in a place that takes its value at once (see callCellNow). */
-export function callOptionalNow(state: RunState, cell: CompiledCell | undefined): unknown {
-  return cell ? callCellNow(state, cell) : undefined;
 }
 
 /**

@@ -2,10 +2,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
-import type { RunTrigger } from "../engine/record.js";
+import type { Env } from "../definition/load.js";
+import { createScrubber } from "../engine/masks.js";
+import type { RunRecord } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
-import { BassError, type BassErrorCode } from "../errors.js";
+import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
+import type { Project } from "../project/project.js";
 import type { RunStarted, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const here = fileURLToPath(import.meta.url);
@@ -15,7 +18,7 @@ const workerFile = here.endsWith(".ts")
   : join(dirname(here), "run-worker.js");
 
 /** Why a run got no answer from its worker: the thread ended (out of memory, say) while it ran. */
-export class WorkerDied extends Error {
+class WorkerDied extends Error {
   override readonly name = "WorkerDied";
 }
 
@@ -23,24 +26,44 @@ export class WorkerDied extends Error {
 export type LogWorkerError = (error: unknown) => void;
 
 export interface RunPoolOptions {
-  data: RunWorkerData;
+  /** The project the workers open: its folder, and the heap limit of `limits.cell_memory_mb`. */
+  project: Project;
+  cwd: string;
+  env: Env;
   workers: number;
-  /** Each worker's heap limit, in MB. */
-  memoryMb: number;
+  /** Open it as serve does (see RunWorkerData). */
+  requestSchemas?: boolean;
+  /** What a failure's message is masked with (default: the project's secrets). */
+  secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
 }
 
+/** What a run is, for the record of one that failed before it could say. */
+type TaskName = Pick<RunTask, "integration" | "trigger">;
+
 /** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
 export interface RunPool {
-  /** Runs a task; `onStarted` gets an async run's start. Rejects with WorkerDied when the worker ended. */
+  /**
+   * Runs a task; `onStarted` gets an async run's start. A worker that ends under it gives the run a
+   * `worker_died` record and a 500; an error the worker met before the run (a BassError) is thrown.
+   */
   run(task: Omit<RunTask, "port">, onStarted?: (started: RunStarted) => void): Promise<RunTaskResult>;
+  /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
+  failed(task: TaskName, error: unknown): RunTaskResult;
   close(): Promise<void>;
 }
 
 export function createRunPool(options: RunPoolOptions): RunPool {
+  const { project } = options;
+  const data: RunWorkerData = {
+    cwd: options.cwd,
+    env: { ...options.env },
+    projectDir: project.dir,
+    requestSchemas: options.requestSchemas,
+  };
   const pool = new Piscina({
     filename: workerFile,
-    workerData: options.data,
+    workerData: data,
     minThreads: options.workers,
     maxThreads: options.workers,
     // A run waits for its system's answers: a worker takes on more than one at a time.
@@ -48,22 +71,29 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     idleTimeout: Number.POSITIVE_INFINITY,
     // Runs wait on I/O: a worker must keep its event loop, not block in Atomics.wait between tasks.
     atomics: "disabled",
-    resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+    resourceLimits: { maxOldGenerationSizeMb: project.limits.cellMemoryMb },
   });
   // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
   pool.on("error", (error: unknown) => options.logError?.(error));
+  const secrets = options.secrets ?? (() => project.secrets);
+  const failed = (task: TaskName, error: unknown, startedId?: string) =>
+    failedRunResult(task, error, startedId, createScrubber(secrets()));
   return {
     async run(task, onStarted) {
       // A port only for a run that says when it started (an async one): making one costs more than the run.
       const channel = onStarted ? new MessageChannel() : undefined;
-      if (channel && onStarted) channel.port1.on("message", onStarted);
+      let startedId: string | undefined;
+      channel?.port1.on("message", (started: RunStarted) => {
+        startedId = started.runId;
+        onStarted?.(started);
+      });
       let answer: RunTaskResult | RunTaskError;
       try {
         const options = channel ? { transferList: [channel.port2] } : {};
         answer = await pool.run({ ...task, port: channel?.port2 }, options);
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
-        throw new WorkerDied(describe(error), { cause: error });
+        return failed(task, new WorkerDied(errorMessage(error), { cause: error }), startedId);
       } finally {
         channel?.port1.close();
       }
@@ -73,37 +103,53 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       }
       return answer;
     },
+    failed,
     close: () => pool.destroy(),
   };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** A run's record as an object: the one the task returned, or read back from its line. */
+export function recordOf(result: RunTaskResult): RunRecord {
+  return result.record ?? (JSON.parse(result.recordLine) as RunRecord);
 }
 
 /**
- * The record and the 500 of a run whose worker ended under it (SPEC §13.1), or could not run it (a
- * definition gone since the project was loaded): no payloads, a FAILURE item saying why, a run id of its
- * own since the worker never said its own.
+ * The record and the 500 of a run whose worker ended under it (SPEC §13.1), or that its worker could not
+ * run (a definition gone since the project was loaded): no payloads, a FAILURE item saying why, masked
+ * with `scrub` (an adapter's own error may quote a secret), and a run id of its own unless the run had
+ * said its start, whose running record this one replaces.
  */
-export function failedRunResult(
-  integration: string,
-  trigger: RunTrigger,
+function failedRunResult(
+  { integration, trigger }: TaskName,
   error: unknown,
-  startedId?: string,
+  startedId: string | undefined,
+  scrub: <T>(value: T) => T,
 ): RunTaskResult {
-  // An async run that said it started keeps its id: this record replaces its running one.
   const runId = startedId ?? createRunId();
   const at = new Date().toISOString();
-  const code = error instanceof WorkerDied ? "worker_died" : "worker_error";
-  const message =
-    error instanceof WorkerDied
+  const died = error instanceof WorkerDied;
+  const code = died ? "worker_died" : "worker_error";
+  const message = scrub(
+    died
       ? `the worker thread running it ended: ${error.message}`
-      : `the worker thread could not run it: ${describe(error)}`;
+      : `the worker thread could not run it: ${errorMessage(error)}`,
+  );
   const output = {
     status: 500,
     headers: {},
     payload: { error: { code, message, run_id: runId, details: [] } },
+  };
+  const record: RunRecord = {
+    id: runId,
+    integration,
+    status: "failure",
+    trigger,
+    started_at: at,
+    ended_at: at,
+    duration_ms: 0,
+    labels: [],
+    async: false,
+    items: [{ seq: 1, at, kind: "FAILURE", error: { code, message } }],
   };
   return {
     runId,
@@ -112,20 +158,7 @@ export function failedRunResult(
     outputJson: JSON.stringify(output.payload),
     maskedOutput: output,
     maskedPath: "-",
-    recordLine: recordLine(
-      {
-        id: runId,
-        integration,
-        status: "failure",
-        trigger,
-        started_at: at,
-        ended_at: at,
-        duration_ms: 0,
-        labels: [],
-        async: false,
-        items: [{ seq: 1, at, kind: "FAILURE", error: { code, message } }],
-      },
-      true,
-    ),
+    recordLine: recordLine(record, true),
+    record,
   };
 }

@@ -3,7 +3,7 @@
 import { workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
-import { BassError, isBassError } from "../errors.js";
+import { BassError, errorMessage, isBassError } from "../errors.js";
 import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
@@ -81,10 +81,6 @@ export default async function runTask(task: RunTask): Promise<RunTaskResult | Ru
     task.port?.close();
     return { error: { code: isBassError(error) ? error.code : undefined, message: errorMessage(error) } };
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function runOne(task: RunTask): Promise<RunTaskResult> {

@@ -76,14 +76,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const pool =
     workerCount > 0
       ? createRunPool({
-          data: {
-            cwd: options.cwd,
-            env: { ...options.env },
-            projectDir: set.project.dir,
-            requestSchemas: true,
-          },
+          project: set.project,
+          cwd: options.cwd,
+          env: options.env,
           workers: workerCount,
-          memoryMb: set.project.limits.cellMemoryMb,
+          requestSchemas: true,
+          secrets: () => servedSecrets,
           logError,
         })
       : undefined;

@@ -4,7 +4,6 @@ import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
-import { failedRunResult } from "../pool/run-pool.js";
 import type { RunStarted } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
 import { parseBody } from "./body.js";
@@ -255,12 +254,8 @@ async function runInWorker(
   keepMasked: boolean,
 ): Promise<HandledResponse> {
   let onAccepted: ((started: RunStarted) => void) | undefined;
-  let startedId: string | undefined;
   const started = new Promise<RunStarted>((resolve) => {
-    onAccepted = (message) => {
-      startedId = message.runId;
-      resolve(message);
-    };
+    onAccepted = resolve;
   });
   const task = {
     version: workers.version,
@@ -274,7 +269,7 @@ async function runInWorker(
   const finished = workers.pool
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl }, onStarted)
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
-    .catch((error: unknown) => failedRunResult(integration.name, "http", error, startedId))
+    .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {
       ended = true;
       history.writeLine(result.runId, result.recordLine);

@@ -127,25 +127,16 @@ async function createWorkerRunner(
   adapters: ProjectAdapters,
   workers: number,
 ) {
-  const { createRunPool, WorkerDied, failedRunResult } = await import("../pool/run-pool.js");
-  const pool = createRunPool({
-    data: { cwd: options.cwd, env: { ...options.env }, projectDir: project.dir },
-    workers,
-    memoryMb: project.limits.cellMemoryMb,
-  });
+  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
+  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers });
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
     async run(integration: string, input: RunInput, choice: AdapterChoice): Promise<RunRecord> {
       if (choice.kind === "live")
         mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
       const task = { version: 1, integration, input, trigger: "test" as const, choice, returnRecord: true };
-      const result = await pool
-        .run({ ...task, keepMasked: false, mockcoreUrl: await mockcoreUrl })
-        .catch((error: unknown) => {
-          if (!(error instanceof WorkerDied)) throw error;
-          return failedRunResult(integration, "test", error);
-        });
-      return result.record ?? (JSON.parse(result.recordLine) as RunRecord);
+      const result = await pool.run({ ...task, keepMasked: false, mockcoreUrl: await mockcoreUrl });
+      return recordOf(result);
     },
     close: () => pool.close(),
   };

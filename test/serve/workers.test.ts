@@ -88,26 +88,25 @@ describe("serve runs integrations in worker threads (SPEC §13.1)", () => {
 describe("a worker that ends on an error of its own", () => {
   it("fails the run it held with a record, and serve goes on", async () => {
     const dir = createTempDir({
-      "bass.config.yaml": "systems:\n  boom:\n    adapter: ./boom.mjs\nserve:\n  workers: 1\n",
+      "bass.config.yaml":
+        "systems:\n  boom:\n    adapter: ./boom.mjs\n    headers: { X-Key: '${env:KEY}' }\nserve:\n  workers: 1\n",
       // An error thrown outside any run's reach ends the worker's thread.
       "boom.mjs":
-        "export function execute() {\n  setTimeout(() => { throw new Error('boom') });\n  return new Promise(() => {});\n}\n",
+        "export function execute(request, config) {\n  setTimeout(() => { throw new Error('boom ' + config.headers['X-Key']) });\n  return new Promise(() => {});\n}\n",
       "integrations/boom.yaml":
         "name: boom\nendpoints:\n  - { method: GET, path: /boom }\nservice_requests:\n  - { formula_variable: b, system: boom }\n",
       "integrations/ok.yaml":
         'name: ok\nendpoints:\n  - { method: GET, path: /ok }\non_success_hook: "output.payload = { ok: true }"\n',
     });
-    const logged: unknown[] = [];
-    const app = await createServeApp({
-      cwd: dir,
-      env: {},
-      projectDir: dir,
-      logError: (error) => logged.push(error),
-    });
+    const secret = "key-secret-4711";
+    const app = await createServeApp({ cwd: dir, env: { KEY: secret }, projectDir: dir, logError: () => {} });
     onTestFinished(() => app.close());
     const boom = await app.handle(get("/boom"));
     expect(boom.status).toBe(500);
     expect(JSON.parse(String(boom.body))).toMatchObject({ error: { code: "worker_died" } });
+    // The worker's error quoted the secret: the answer and the record hold it masked.
+    expect(String(boom.body)).not.toContain(secret);
+    expect(String(boom.body)).toContain("boom XXXXXXXXXXXX");
     const ok = await app.handle(get("/ok"));
     expect(String(ok.body)).toBe('{"ok":true}');
     await app.history.flush();
@@ -115,6 +114,7 @@ describe("a worker that ends on an error of its own", () => {
     expect(record?.items).toEqual([
       expect.objectContaining({ kind: "FAILURE", error: expect.objectContaining({ code: "worker_died" }) }),
     ]);
+    expect(JSON.stringify(record)).not.toContain(secret);
   });
 });
 
