@@ -2,6 +2,7 @@
 // alternating rounds of the same run. A trick stays only while its case shows it beyond the spread of
 // the rounds; the figures live here, the code keeps a one-line why.
 import { performance } from "node:perf_hooks";
+import { monotonicFactory } from "ulid";
 import { median } from "./lib.js";
 
 const dist = new URL("../dist/", import.meta.url);
@@ -12,11 +13,13 @@ export async function measureTricks({ rounds = 5, roundMs = 250 } = {}) {
   const { isoTime, runSignal } = await import(new URL("engine/run-state.js", dist));
   const { CallContext } = await import(new URL("engine/service-requests.js", dist));
   const { specialFunctionNames } = await import(new URL("definition/cells.js", dist));
+  const { pooledRandom } = await import(new URL("engine/run-id.js", dist));
   const cases = [
     deadlineCase(withinDeadline),
     timestampCase(isoTime),
     namespaceCase(specialFunctionNames),
     callContextCase(CallContext, runSignal),
+    randomCase(pooledRandom),
   ];
   const rows = [];
   for (const { name, trick, plain, unit, note } of cases) {
@@ -237,5 +240,27 @@ function callContextCase(CallContext, runSignal) {
     plain: calls((state, req, sridx) => literalContext(state, req, sridx, runSignal)),
     unit: "calls/s",
     note: "64 concurrent calls, each context held across an await; plain: an object literal with a signal getter.",
+  };
+}
+
+// ---- run-id.ts: run ids drawing from a pool of random bytes, against ulid's one system call per character.
+
+function randomCase(pooledRandom) {
+  // Every id in a millisecond of its own, as serve's ids at a few runs per millisecond mostly are: each
+  // draws a fresh random part (ids of one millisecond count up from the first instead).
+  const ids = (next) => {
+    let time = Date.now();
+    return batch(100, () => {
+      let length = 0;
+      for (let id = 0; id < 100; id++) length += next(++time).length;
+      return length;
+    });
+  };
+  return {
+    name: "pooled random bytes (run-id.ts)",
+    trick: ids(monotonicFactory(pooledRandom())),
+    plain: ids(monotonicFactory()),
+    unit: "ids/s",
+    note: "a new millisecond per id; plain: ulid's monotonicFactory with its own source (crypto.getRandomValues of one byte per character).",
   };
 }

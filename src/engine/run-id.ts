@@ -1,3 +1,4 @@
+import { randomFillSync } from "node:crypto";
 import { decodeTime, monotonicFactory } from "ulid";
 
 const maxTime = 2 ** 48 - 1;
@@ -5,9 +6,25 @@ const maxTime = 2 ** 48 - 1;
 // Crockford's base32 has no I, L, O or U, so an id read aloud or retyped stays the same id.
 const runIdPattern = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
+/**
+ * ulid's own source of randomness asks the system for one byte per character (16 calls an id); this one
+ * fills a buffer at a time and hands its bytes out in turn, each as a fraction in [0, 1) as ulid wants.
+ */
+export function pooledRandom(size = 4096): () => number {
+  const bytes = new Uint8Array(size);
+  let next = size;
+  return () => {
+    if (next === size) {
+      randomFillSync(bytes);
+      next = 0;
+    }
+    return bytes[next++]! / 256;
+  };
+}
+
 // One factory per process: the same millisecond, or a clock that stepped back, continues from the
 // last id instead of a fresh random part, so ids sort in creation order.
-const nextUlid = monotonicFactory();
+const nextUlid = monotonicFactory(pooledRandom());
 
 /** A new run id: a ULID (millisecond time, then randomness), monotonic within the process so ids sort in creation order. */
 export function createRunId(now: number = Date.now()): string {
