@@ -18,7 +18,7 @@ export function pooledRandom(size = 4096): () => number {
       randomFillSync(bytes);
       next = 0;
     }
-    return bytes[next++]! / 256;
+    return (bytes[next++] ?? 0) / 256;
   };
 }
 
