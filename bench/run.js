@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { measureEngine } from "./engine.js";
 import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
+import { measurePool } from "./pool.js";
 import { measureRealm } from "./realm.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
@@ -21,6 +22,7 @@ const measurements = [
   measureEngine,
   measureHistory,
   measureTricks,
+  measurePool,
   measureServe,
 ];
 

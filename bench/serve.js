@@ -120,7 +120,15 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
       proxy: { ...proxy, request: LIVE_REQUEST },
     };
     for (const target of Object.values(targets)) {
-      Object.assign(target, { rates: [], latencyMs: [], errors: 0, statuses: {}, cpuNs: 0, answered: 0 });
+      Object.assign(target, {
+        rates: [],
+        latencyMs: [],
+        errors: 0,
+        statuses: {},
+        cpuNs: 0,
+        mainNs: 0,
+        answered: 0,
+      });
       await load(target, warmupSeconds, false);
     }
     for (let round = 0; round < rounds; round++) {
@@ -197,7 +205,9 @@ async function load(target, seconds, record) {
   const cpuBefore = cpuNs(target.pid);
   const result = await run;
   if (!record) return;
-  target.cpuNs += cpuNs(target.pid) - cpuBefore;
+  const cpuAfter = cpuNs(target.pid);
+  target.cpuNs += cpuAfter.total - cpuBefore.total;
+  target.mainNs += cpuAfter.main - cpuBefore.main;
   target.answered += result.requests.total;
   target.rates.push(result["2xx"] / result.duration);
   target.errors += result.non2xx + result.errors;
@@ -208,25 +218,34 @@ async function load(target, seconds, record) {
 }
 
 /**
- * The CPU time process `pid` has used so far, in ns, over all its threads (Linux's schedstat: exact, where
- * `/proc/<pid>/stat` counts 10 ms ticks); NaN where there is no such file.
+ * The CPU time process `pid` has used so far, in ns, over all its threads and on its main thread alone
+ * (Linux's schedstat: exact, where `/proc/<pid>/stat` counts 10 ms ticks); NaN where there is no such file.
  */
 function cpuNs(pid) {
   try {
     let total = 0;
+    let main = 0;
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      const ns = Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      total += ns;
+      if (task === String(pid)) main = ns;
     }
-    return total;
+    return { total, main };
   } catch {
-    return Number.NaN;
+    return { total: Number.NaN, main: Number.NaN };
   }
 }
 
-/** The server's CPU per answered request in µs, as a note's clause, or nothing where it was not measured. */
+/**
+ * The server's CPU per answered request in µs, and its main thread's share (the HTTP thread, where serve
+ * runs integrations in workers), as a note's clause; nothing where it was not measured.
+ */
 function cpuPerRequest(target) {
   const us = target.cpuNs / target.answered / 1000;
-  return Number.isFinite(us) ? `${us.toFixed(0)} µs of CPU a request` : undefined;
+  const mainUs = target.mainNs / target.answered / 1000;
+  return Number.isFinite(us)
+    ? `${us.toFixed(0)} µs of CPU a request, ${mainUs.toFixed(0)} µs on its main thread`
+    : undefined;
 }
 
 /** The `fraction` percentile of `values` (nearest rank). */
