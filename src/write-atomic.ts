@@ -1,14 +1,21 @@
+import { threadId } from "node:worker_threads";
 import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeData } from "./fs-calls.js";
 
 let nextTemp = 0;
 
+/** The temp name `writeFileAtomic` writes `path` under: unique per process and thread (SPEC §13.2). */
+export function tempPathFor(path: string): string {
+  return `${path}.${process.pid}-${threadId}-${nextTemp++}.tmp`;
+}
+
 /**
- * Writes `text` to a temp file beside `path` (`<path>.<pid>-<n>.tmp`) and renames it over `path`: the file
- * is whole or absent, also after `kill -9`, never half-written (SPEC §12).
+ * Writes `text` to a temp file beside `path` (`<path>.<pid>-<thread>-<n>.tmp`) and renames it over `path`:
+ * the file is whole or absent, also after `kill -9`, never half-written (SPEC §12). `mode` is the new
+ * file's (0600 for bass's own state), before the umask.
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}-${nextTemp++}.tmp`;
-  const fd = await openFile(temp, "wx");
+export async function writeFileAtomic(path: string, text: string, mode = 0o666): Promise<void> {
+  const temp = tempPathFor(path);
+  const fd = await openFile(temp, "wx", mode);
   try {
     await writeData(fd, text);
     // Synced before the rename, so that the file survives a power cut too, not only `kill -9`.

@@ -129,13 +129,10 @@ async function runIsolated(
   let accepted: OutputData | undefined;
   try {
     const task = { version: 1, integration: name, input, trigger: "cli" as const, choice };
-    const result = await pool.run(
-      { ...task, mockcoreUrl: undefined, keepMasked: false, returnRecord: true },
-      (started) => {
-        accepted = started.accepted;
-        history.writeLine(started.runId, started.startedLine);
-      },
-    );
+    const result = await pool.run({ ...task, mockcoreUrl: undefined, returnRecord: true }, (started) => {
+      accepted = started.accepted;
+      history.writeLine(started.runId, started.startedLine);
+    });
     history.writeLine(result.runId, result.recordLine);
     printRun(recordOf(result), accepted, options.json, output);
     await history.flush();

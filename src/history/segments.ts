@@ -89,7 +89,7 @@ export function createSegmentWriter({ dir, maxRuns }: SegmentWriterOptions): Seg
     await files.load();
     const id = createRunId(now);
     const name = segmentName(id);
-    const fd = await openFile(join(dir, name), "ax");
+    const fd = await openFile(join(dir, name), "ax", 0o600);
     const known = { file: { name, id, lines: undefined }, lines: 0 };
     files.add(known);
     return { fd, known, openedAt: now };
@@ -139,7 +139,7 @@ function createKnownFiles(dir: string) {
   return {
     async load() {
       if (known) return;
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const found = new Map<string, KnownFile>();
       for (const file of await listHistoryFiles(dir)) {
         found.set(file.name, { file, lines: await countLines(dir, file) });

@@ -40,7 +40,7 @@ export type LockVerdict =
 /** Takes `lock` for this process: the open file to write the owner into, or undefined when another holds it. */
 export async function createLock(lock: string): Promise<number | undefined> {
   try {
-    return await openFile(lock, "wx");
+    return await openFile(lock, "wx", 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(lock, error);
     return undefined;
@@ -125,7 +125,7 @@ export async function removeStaleLock(lock: string, identity: LockIdentity): Pro
   const guard = `${lock}.takeover`;
   let fd: number;
   try {
-    fd = await openFile(guard, "wx");
+    fd = await openFile(guard, "wx", 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw lockError(guard, error);
     const since = await stat(guard).then(

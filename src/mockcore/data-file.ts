@@ -1,6 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { BassError, isBassError } from "../errors.js";
+import { removeLeftoverTemps } from "../state/tighten.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import { createDemoLedger } from "./demo-data.js";
 import type { Ledger } from "./ledger.js";
@@ -19,6 +20,8 @@ export async function loadLedger(
   file: string,
   clock: () => Date,
 ): Promise<{ ledger: Ledger; fresh: boolean }> {
+  // The one process that serves the file: what writes killed under an earlier one left goes.
+  await removeLeftoverTemps(file);
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -62,6 +65,6 @@ export function createDataFileSaver(file: string, ledger: Ledger): DataFileSaver
 
 /** The data file, whole or absent; its folder is made on the way. */
 async function writeDataFile(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, text);
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(path, text, 0o600);
 }

@@ -45,7 +45,7 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
     return { url: (await own.core).url, ownerPid: undefined, close: () => release(dataFile) };
   }
   const lock = `${dataFile}.lock`;
-  await mkdir(dirname(lock), { recursive: true });
+  await mkdir(dirname(lock), { recursive: true, mode: 0o700 });
   const taken = await waitForLock(lock, dataFile);
   if (typeof taken !== "number") return { url: taken.url, ownerPid: taken.pid, close: async () => {} };
   // Registered before it starts, so that a second start in this process waits for this one.

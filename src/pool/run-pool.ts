@@ -156,9 +156,9 @@ function failedRunResult(
     status: "failure",
     output,
     outputJson: JSON.stringify(output.payload),
-    maskedOutput: output,
     maskedPath: "-",
     recordLine: recordLine(record, true),
     record,
+    retryable: true,
   };
 }

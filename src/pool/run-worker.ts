@@ -127,7 +127,6 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
     outputJson,
     recordLine: recordLine(result.record, storePayloads),
     record: task.returnRecord ? result.record : undefined,
-    maskedOutput: task.keepMasked ? result.mask(output) : undefined,
     maskedPath: result.mask(path),
     accepted: run.accepted,
   };

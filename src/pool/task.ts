@@ -22,8 +22,6 @@ export interface RunTask {
   trigger: RunTrigger;
   /** The embedded mock core the thread that started the worker runs. */
   mockcoreUrl: string | undefined;
-  /** The answer masked like the record is wanted too (an idempotency key keeps it). */
-  keepMasked: boolean;
   /** Where the run's adapters answer from (default: the project's systems). */
   choice?: AdapterChoice | undefined;
   /** The record is wanted as an object too (bass run prints it). */
@@ -58,9 +56,9 @@ export interface RunTaskResult {
   recordLine: string;
   /** The record, when the task asked for it. */
   record?: RunRecord | undefined;
-  /** The output masked like the record, when the task wants it: what the idempotency store keeps on disk. */
-  maskedOutput?: OutputData | undefined;
   maskedPath: string;
+  /** Not the run's own end: its worker ended under it, or could not run it (a retry may run it). */
+  retryable?: boolean | undefined;
   /** An async run's 202, also here: its start's message may come after its end. */
   accepted?: OutputData | undefined;
 }

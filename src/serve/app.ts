@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
 import type { HistoryStore } from "../history/store.js";
@@ -5,6 +6,8 @@ import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import { formatIssueList } from "../project/usable.js";
+import { openStateKey } from "../state/state-key.js";
+import { tightenStateDir } from "../state/tighten.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
 import type { HandledResponse, ServeRequest, WorkerRuns } from "./context.js";
 import { createHandler } from "./handler.js";
@@ -25,6 +28,8 @@ export interface ServeAppOptions extends LoadServedSetOptions {
   workers?: number;
   /** Where an unexpected error's stack goes, masked, before its 500. */
   logError?: LogError;
+  /** Where serve's warnings go (default: stderr). */
+  warn?: (message: string) => void;
 }
 
 /** What a reload did: swapped in the changed set, or kept the last good one and says why. */
@@ -55,12 +60,17 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     );
   let set = first.set;
   assertSafeBinding(options.host ?? set.settings.host, set.settings.auth, options.insecure ?? false);
+  // Before anything writes there: older state is made private, and what killed writes left is removed.
+  await tightenStateDir(join(set.project.dir, ".bass"));
+  const sealer = await openStateKey(set.project.dir, options.env);
   let systems = await startSystemsOf(set, options);
   const history = openHistory(set.project);
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
     ttlSeconds: set.settings.idempotencyTtlSeconds,
     clock: options.clock,
+    sealer,
+    warn: options.warn ?? ((message) => process.stderr.write(`bass serve: warning: ${message}\n`)),
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   let reloads: Promise<unknown> = Promise.resolve();

@@ -3,8 +3,12 @@ import type { ServeAuth } from "../definition/types.js";
 import { BassError } from "../errors.js";
 import { isLoopbackHost } from "../loopback.js";
 
-/** Whether an `Authorization` header value lets a request in. */
-export type Authenticator = (authorization: string | undefined) => boolean;
+/**
+ * Whether an `Authorization` header value lets a request in: the scope of its credential (`none`,
+ * `bearer:<sha256 of the token>`, `basic:<sha256 of the user>`), whose Idempotency-Keys are its own
+ * (SPEC §13.2), or undefined when it may not come in.
+ */
+export type Authenticator = (authorization: string | undefined) => string | undefined;
 
 /**
  * The check of serve's `auth` (SPEC §3, §7). Secrets are compared as sha256 digests with
@@ -12,12 +16,14 @@ export type Authenticator = (authorization: string | undefined) => boolean;
  * length of a secret nor which entry matched shows in the time an answer takes.
  */
 export function createAuthenticator(auth: ServeAuth | undefined): Authenticator {
-  if (auth === undefined || auth.type === "none") return () => true;
+  if (auth === undefined || auth.type === "none") return () => "none";
   if (auth.type === "bearer") {
     const tokens = auth.tokens.map(digest);
     return (authorization) => {
       const token = credentials(authorization, "bearer");
-      return token !== undefined && matchesAny(digest(token), tokens);
+      if (token === undefined) return undefined;
+      const presented = digest(token);
+      return matchesAny(presented, tokens) ? `bearer:${presented.toString("hex")}` : undefined;
     };
   }
   const users = Object.entries(auth.users).map(([user, password]) => ({
@@ -26,7 +32,7 @@ export function createAuthenticator(auth: ServeAuth | undefined): Authenticator 
   }));
   return (authorization) => {
     const pair = decodeBasic(credentials(authorization, "basic"));
-    if (pair === undefined) return false;
+    if (pair === undefined) return undefined;
     const user = digest(pair.user);
     const password = digest(pair.password);
     let matched = false;
@@ -36,7 +42,7 @@ export function createAuthenticator(auth: ServeAuth | undefined): Authenticator 
         Number(timingSafeEqual(user, entry.user)) & Number(timingSafeEqual(password, entry.password));
       matched = both === 1 || matched;
     }
-    return matched;
+    return matched ? `basic:${user.toString("hex")}` : undefined;
   };
 }
 

@@ -20,8 +20,13 @@ export interface HandledResponse extends ServeResponse {
   runId?: string | undefined;
   /** The request path as the log may show it: masked like the run's record. */
   logPath: string;
-  /** The answer as the idempotency layer may keep it on disk, masked like the run's record (made only for a key). */
-  stored?: (() => ServeResponse) | undefined;
+  /**
+   * The answer is not the run's own (its worker ended under it, or could not run it): like a 502, 503 or
+   * 504, it is not kept for an Idempotency-Key, so that a retry runs again.
+   */
+  retryable?: boolean | undefined;
+  /** The answer is an earlier one again (an Idempotency-Key's replay): the log line says so. */
+  replayed?: boolean | undefined;
 }
 
 /** Where serve's runs go when worker threads run them: the pool, and what a worker opens. */
@@ -38,7 +43,8 @@ export interface ServeContext {
   history: HistoryStore;
   idempotency: IdempotencyStore;
   limiter: Limiter;
-  authenticate(authorization: string | undefined): boolean;
+  /** The scope of a request's credential (its Idempotency-Keys are its own), or undefined when it may not come in. */
+  authenticate(authorization: string | undefined): string | undefined;
   /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
   logError?: LogError;
 }

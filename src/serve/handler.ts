@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
@@ -28,10 +27,11 @@ import type { ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
+/** The system was not reached, or its outcome is unknown: a retry with the same key must run again. */
+const unkeptStatuses = new Set([502, 503, 504]);
 
 /** Request in, response out, no sockets: the one place where serve's errors become problem responses. */
 export function createHandler(context: ServeContext): (request: ServeRequest) => Promise<HandledResponse> {
-  const answers = createAnswerCache();
   const logError =
     context.logError ??
     createErrorLog(
@@ -47,7 +47,7 @@ export function createHandler(context: ServeContext): (request: ServeRequest) =>
       };
     }
     try {
-      return await handle(context, request, url, answers);
+      return await handle(context, request, url);
     } catch (error) {
       // The run engine turns a definition's own errors into outputs; anything here is bass's own fault.
       return { ...problemFor(error, logError), logPath: url.pathname };
@@ -59,7 +59,6 @@ async function handle(
   context: ServeContext,
   request: ServeRequest,
   url: RequestTarget,
-  answers: AnswerCache,
 ): Promise<HandledResponse> {
   const pathname = url.pathname;
   // One set for the whole request, though --watch may swap it while the request waits.
@@ -75,13 +74,14 @@ async function handle(
       allow: match.allow.join(", "),
     });
   }
-  if (!context.authenticate(header(request, "authorization"))) {
+  const scope = context.authenticate(header(request, "authorization"));
+  if (scope === undefined) {
     return answer(pathname, 401, "this server needs credentials: an Authorization header", {
       "www-authenticate": authChallenge(set),
     });
   }
   if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath: pathname };
-  return handleEndpoint(context, { request, url, match, served, answers });
+  return handleEndpoint(context, { request, url, match, served, scope });
 }
 
 /** A request to one of the set's endpoints, matched and authenticated. */
@@ -90,12 +90,13 @@ interface EndpointRequest {
   url: RequestTarget;
   match: Extract<RouteMatch<CompiledIntegration>, { kind: "found" }>;
   served: ReturnType<ServeContext["current"]>;
-  answers: AnswerCache;
+  /** Its credential's scope: Idempotency-Keys are per credential. */
+  scope: string;
 }
 
 /** Checks the body and the Idempotency-Key, then runs the endpoint's integration or answers for it. */
 async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest): Promise<HandledResponse> {
-  const { request, url, match, served, answers } = endpoint;
+  const { request, url, match, served, scope } = endpoint;
   const { pathname } = url;
   const { set } = served;
   const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
@@ -110,51 +111,48 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   if (key === undefined) return runInSlot(context, endpoint, body.value, undefined);
   if (!isIdempotencyKey(key))
     return answer(pathname, 400, "Idempotency-Key must be 1 to 64 visible characters");
+  // A NUL cannot be in a key: no scope and key run into another's.
   const decision = await context.idempotency.begin(
-    key,
+    `${scope}\u0000${key}`,
     requestFingerprint(request.method, pathname, request.body),
   );
-  if (decision.kind === "run") return runInSlot(context, endpoint, body.value, { key, decision });
-  return answerRepeat(decision, key, answers, pathname);
+  if (decision.kind === "run") return runInSlot(context, endpoint, body.value, decision);
+  return answerRepeat(decision, pathname);
 }
 
-/** The answer to a key seen before: the first answer again, or why the request cannot run now. */
+/** The answer to a key seen before: the first answer again, byte for byte, or why the request cannot run now. */
 function answerRepeat(
   decision: Exclude<IdempotencyDecision, { kind: "run" }>,
-  key: string,
-  answers: AnswerCache,
   pathname: string,
 ): HandledResponse {
   if (decision.kind === "in-progress")
     return answer(pathname, 409, "a request with this Idempotency-Key is still running");
   if (decision.kind === "mismatch")
     return answer(pathname, 422, "this Idempotency-Key was used with another request");
-  // The answer itself while this process remembers it; after a restart, the one on disk, masked.
-  const replayed = answers.get(key) ?? fromStored(decision.response);
+  const { status, headers, body, logPath } = decision.response;
   return {
-    ...replayed,
-    headers: { ...replayed.headers, "idempotent-replayed": "true" },
+    status,
+    headers: { ...headers, "idempotent-replayed": "true" },
+    body: Buffer.from(body, "base64"),
     // The first answer's path, masked by its run: a masked value in the path stays out of the replay's log line too.
-    logPath: decision.response.logPath ?? pathname,
+    logPath: logPath ?? pathname,
+    replayed: true,
   };
 }
 
 /** A key's first run: what it answers is kept for the repeats. */
-interface FirstRun {
-  key: string;
-  decision: Extract<IdempotencyDecision, { kind: "run" }>;
-}
+type FirstRun = Extract<IdempotencyDecision, { kind: "run" }>;
 
 /** Runs the endpoint in one of the limiter's slots, or answers 503 when none is free. */
 async function runInSlot(
   context: ServeContext,
-  { request, url, match, served, answers }: EndpointRequest,
+  { request, url, match, served }: EndpointRequest,
   payload: unknown,
   first: FirstRun | undefined,
 ): Promise<HandledResponse> {
   const release = context.limiter.tryAcquire();
   if (!release) {
-    first?.decision.abandon();
+    first?.abandon();
     return answer(url.pathname, 503, "the server is running as many integrations as it may; try again", {
       "retry-after": "1",
     });
@@ -175,18 +173,23 @@ async function runInSlot(
         fullpath: url.pathname + search,
       },
       release,
-      first !== undefined,
     );
-    if (first) {
-      await first.decision.complete(toStored(response.stored?.() ?? response, response.logPath));
-      answers.set(first.key, response);
-    }
+    if (first) await keep(first, response);
     return response;
   } catch (error) {
-    first?.decision.abandon();
+    first?.abandon();
     release();
     throw error;
   }
+}
+
+/**
+ * Keeps a key's first answer for its repeats, unless the system was not reached or the outcome there is
+ * unknown (SPEC §13.2): then the key is free again, and a retry runs.
+ */
+async function keep(first: FirstRun, response: HandledResponse): Promise<void> {
+  if (unkeptStatuses.has(response.status) || response.retryable) first.abandon();
+  else await first.complete(toStored(response, response.logPath));
 }
 
 /** A problem response of serve's own, logged under the request's path. */
@@ -207,9 +210,8 @@ async function runEndpoint(
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
-  keepMasked: boolean,
 ): Promise<HandledResponse> {
-  if (served.workers) return runInWorker(history, served.workers, integration, input, release, keepMasked);
+  if (served.workers) return runInWorker(history, served.workers, integration, input, release);
   const { set, adapters } = served;
   const run = startIntegration(integration, input, {
     adapters,
@@ -234,8 +236,6 @@ async function runEndpoint(
     status,
     headers,
     body,
-    // What the idempotency layer keeps on disk is masked like the record; a replay answers with that.
-    stored: () => fromOutput(result.mask(result.output)),
     runId: result.runId,
     logPath: result.mask(input.fullpath ?? ""),
   };
@@ -251,7 +251,6 @@ async function runInWorker(
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
-  keepMasked: boolean,
 ): Promise<HandledResponse> {
   let onAccepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
@@ -262,7 +261,6 @@ async function runInWorker(
     integration: integration.name,
     input,
     trigger: "http" as const,
-    keepMasked,
   };
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
   let ended = false;
@@ -289,15 +287,7 @@ async function runInWorker(
   }
   if (first.accepted) return answerAccepted(first.accepted);
   const { status, headers, body } = fromOutput(first.output, first.outputJson);
-  const { maskedOutput } = first;
-  return {
-    status,
-    headers,
-    body,
-    stored: maskedOutput && (() => fromOutput(maskedOutput)),
-    runId: first.runId,
-    logPath: first.maskedPath,
-  };
+  return { status, headers, body, runId: first.runId, logPath: first.maskedPath, retryable: first.retryable };
 }
 
 /**
@@ -312,19 +302,12 @@ function fromOutput(output: OutputData, json?: string): ServeResponse {
   return { status: output.status, headers, body: json ?? JSON.stringify(output.payload ?? null) };
 }
 
+/** The answer as the idempotency store keeps it, sealed: exactly what was sent, unmasked. */
 function toStored(response: ServeResponse, loggedPath: string): StoredResponse {
   const body = typeof response.body === "string" ? Buffer.from(response.body) : Buffer.from(response.body);
   // The path only: a repeat has the same path but may have another query, which its own run never masked.
   const logPath = loggedPath.split("?", 1)[0] ?? "";
   return { status: response.status, headers: response.headers, body: body.toString("base64"), logPath };
-}
-
-function fromStored(stored: StoredResponse): ServeResponse {
-  return {
-    status: stored.status,
-    headers: { ...stored.headers, "idempotent-replayed": "true" },
-    body: Buffer.from(stored.body, "base64"),
-  };
 }
 
 function header(request: ServeRequest, name: string): string | undefined {
@@ -344,21 +327,4 @@ function plainHeaders(headers: ServeRequest["headers"]): Record<string, string> 
 
 function authChallenge(set: ServedSet): string {
   return set.settings.auth.type === "basic" ? 'Basic realm="bass"' : 'Bearer realm="bass"';
-}
-
-interface AnswerCache {
-  get(key: string): ServeResponse | undefined;
-  set(key: string, response: ServeResponse): void;
-}
-
-/** The unmasked answers of the latest idempotent requests, in memory only: a file never holds them. */
-function createAnswerCache(limit = 1000): AnswerCache {
-  const answers = new LRUCache<string, ServeResponse>({ max: limit });
-  return {
-    get: (key) => answers.get(key),
-    set(key, response) {
-      // Only what a replay sends: not the response's other fields (its log path, its stored form).
-      answers.set(key, { status: response.status, headers: response.headers, body: response.body });
-    },
-  };
 }

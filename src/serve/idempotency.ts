@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isObject } from "../objects.js";
+import type { Sealer } from "../state/seal.js";
 import { writeFileAtomic } from "../write-atomic.js";
 
 /** A response as the idempotency layer keeps it; `body` is the base64 of its bytes, so any content type replays byte for byte. */
@@ -25,9 +26,11 @@ export type IdempotencyDecision =
   | { kind: "mismatch" };
 
 /**
- * The `Idempotency-Key` layer of SPEC §7. Answered keys are kept on disk, one file per key, so a restart does
- * not forget them; keys still running are kept in memory only: a request cut off by a crash before it was
- * answered was never answered, so after the restart its key runs again.
+ * The `Idempotency-Key` layer (SPEC §7, §13.2). Answered keys are kept on disk, one file per key, so a
+ * restart does not forget them, each answer sealed with the project's state key so that a replay is the
+ * first answer byte for byte while the file shows none of it; keys still running are kept in memory only:
+ * a request cut off by a crash before it was answered was never answered, so after the restart its key
+ * runs again.
  */
 export interface IdempotencyStore {
   /** Decides what a request with `key` (scoped by the caller as it likes) and `fingerprint` does. */
@@ -39,6 +42,10 @@ export interface IdempotencyStore {
 export interface IdempotencyStoreOptions {
   dir: string;
   ttlSeconds: number;
+  /** Seals each stored answer (the project's state key). */
+  sealer: Sealer;
+  /** Told once when an entry does not open with the key (the key changed): such entries count as absent. */
+  warn?: (message: string) => void;
   clock?: () => number;
   /** Bytes of stored entries kept in memory, least recently used dropped first (default 16 MiB); the rest is read from disk. */
   cacheBytes?: number;
@@ -73,6 +80,14 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   let ready: Promise<unknown> | undefined;
   let lastSweep = Number.NEGATIVE_INFINITY;
   let sweeping: Promise<void> | undefined;
+  let warned = false;
+  const unopened = () => {
+    if (warned) return;
+    warned = true;
+    options.warn?.(
+      `an Idempotency-Key answer in ${dir} does not open with this state key (was BASS_STATE_KEY or .bass/state.key changed?): such keys run again`,
+    );
+  };
 
   // Everything that reads or writes one key's file runs one at a time, so no decision rests on a stale read.
   const exclusive = <T>(hash: string, task: () => Promise<T>): Promise<T> => {
@@ -83,7 +98,8 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
     return result;
   };
   const expired = (entry: Entry, now: number) => now - entry.storedAt >= ttlMs;
-  const lookup = async (hash: string) => cache.get(hash) ?? (await readEntry(dir, hash));
+  const lookup = async (hash: string) =>
+    cache.get(hash) ?? (await readEntry(dir, hash, options.sealer, unopened));
   const remove = async (hash: string) => {
     cache.delete(hash);
     await unlink(join(dir, `${hash}.json`)).catch(() => {});
@@ -91,14 +107,15 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
 
   const store = async (hash: string, fingerprint: string, response: StoredResponse) => {
     const storedAt = clock();
-    const text = `${JSON.stringify({ key: hash, fingerprint, stored_at: new Date(storedAt).toISOString(), response })}\n`;
+    const sealed = options.sealer.seal(Buffer.from(JSON.stringify({ fingerprint, response })), hash);
+    const text = `${JSON.stringify({ key: hash, stored_at: new Date(storedAt).toISOString(), sealed })}\n`;
     // A folder that could not be made is tried again by the next write.
-    ready ??= mkdir(dir, { recursive: true }).catch((error: unknown) => {
+    ready ??= mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
     await ready;
-    await writeFileAtomic(join(dir, `${hash}.json`), text);
+    await writeFileAtomic(join(dir, `${hash}.json`), text, 0o600);
     cache.set(hash, {
       fingerprint,
       storedAt,
@@ -203,20 +220,45 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
     .digest("hex");
 }
 
-/** The entry in a key's file; a missing, unreadable, partial or foreign file is absent. */
-async function readEntry(dir: string, hash: string): Promise<Entry | undefined> {
+/**
+ * The entry in a key's file; a missing, unreadable, partial or foreign file is absent, and so is one whose
+ * sealed answer does not open with the key (`unopened` is told).
+ */
+async function readEntry(
+  dir: string,
+  hash: string,
+  sealer: Sealer,
+  unopened: () => void,
+): Promise<Entry | undefined> {
   const text = await readFile(join(dir, `${hash}.json`), "utf8").catch(() => undefined);
   if (text === undefined) return undefined;
-  let value: unknown;
+  const value = parseJson(text);
+  if (!isObject(value) || value.key !== hash || typeof value.sealed !== "string") return undefined;
+  const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
+  if (Number.isNaN(storedAt)) return undefined;
+  const plain = sealer.open(value.sealed, hash);
+  if (!plain) {
+    unopened();
+    return undefined;
+  }
+  const sealed = parseJson(plain.toString("utf8"));
+  if (!isObject(sealed) || typeof sealed.fingerprint !== "string") return undefined;
+  const response = storedResponse(sealed.response);
+  if (!response) return undefined;
+  return { fingerprint: sealed.fingerprint, storedAt, response, size: Buffer.byteLength(text) };
+}
+
+function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (!isObject(value) || value.key !== hash || typeof value.fingerprint !== "string") return undefined;
-  const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
-  const { response } = value;
-  if (Number.isNaN(storedAt) || !isObject(response) || !isObject(response.headers)) return undefined;
+}
+
+/** A stored response of the right shape, or undefined. */
+function storedResponse(response: unknown): StoredResponse | undefined {
+  if (!isObject(response) || !isObject(response.headers)) return undefined;
   const { status, headers, body, logPath } = response;
   if (!Number.isInteger(status) || typeof body !== "string") return undefined;
   if (!Object.values(headers).every((header) => typeof header === "string")) return undefined;
@@ -226,7 +268,7 @@ async function readEntry(dir: string, hash: string): Promise<Entry | undefined> 
     body,
   };
   if (typeof logPath === "string") stored.logPath = logPath;
-  return { fingerprint: value.fingerprint, storedAt, response: stored, size: Buffer.byteLength(text) };
+  return stored;
 }
 
 /** A copy a caller may change without changing what the store keeps. */

@@ -44,8 +44,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     serve(request, response, options, answers, logError)
       .then((handled) => {
         const run = handled.runId ? ` run ${handled.runId}` : "";
+        const replayed = handled.replayed ? " replayed" : "";
         options.log(
-          `${request.method} ${handled.logPath} ${handled.status} ${Math.round(performance.now() - started)} ms${run}`,
+          `${request.method} ${handled.logPath} ${handled.status} ${Math.round(performance.now() - started)} ms${run}${replayed}`,
         );
       })
       // A client that went away mid-request: nothing to answer.

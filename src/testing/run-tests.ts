@@ -135,7 +135,7 @@ async function createWorkerRunner(
       if (choice.kind === "live")
         mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
       const task = { version: 1, integration, input, trigger: "test" as const, choice, returnRecord: true };
-      const result = await pool.run({ ...task, keepMasked: false, mockcoreUrl: await mockcoreUrl });
+      const result = await pool.run({ ...task, mockcoreUrl: await mockcoreUrl });
       return recordOf(result);
     },
     close: () => pool.close(),

@@ -3,17 +3,22 @@ import type { ServeAuth } from "../../src/definition/types.js";
 import { createAuthenticator } from "../../src/serve/auth.js";
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`;
+/** Whether the authenticator of `auth` lets a request with `header` in (it gives its credential's scope). */
+const letsIn = (auth: ServeAuth | undefined) => {
+  const authenticate = createAuthenticator(auth);
+  return (header: string | undefined) => authenticate(header) !== undefined;
+};
 
 describe("createAuthenticator", () => {
   it.each<[string, ServeAuth | undefined]>([
     ["no auth", undefined],
     ["auth none", { type: "none" }],
   ])("lets every request in with %s", (_, auth) => {
-    const authenticate = createAuthenticator(auth);
+    const authenticate = letsIn(auth);
     for (const header of [undefined, "", "Bearer x", "garbage"]) expect(authenticate(header)).toBe(true);
   });
 
-  const bearer = createAuthenticator({ type: "bearer", tokens: ["s3cr3t-token", "second.token_2"] });
+  const bearer = letsIn({ type: "bearer", tokens: ["s3cr3t-token", "second.token_2"] });
   it.each<[string | undefined, boolean]>([
     ["Bearer s3cr3t-token", true],
     ["Bearer second.token_2", true],
@@ -37,10 +42,10 @@ describe("createAuthenticator", () => {
   });
 
   it("lets nobody in with an empty list of tokens", () => {
-    expect(createAuthenticator({ type: "bearer", tokens: [] })("Bearer anything")).toBe(false);
+    expect(letsIn({ type: "bearer", tokens: [] })("Bearer anything")).toBe(false);
   });
 
-  const users = createAuthenticator({
+  const users = letsIn({
     type: "basic",
     users: { ada: "lovelace", "grace hopper": "c:o:b:o:l", émile: "" },
   });
@@ -85,5 +90,19 @@ describe("createAuthenticator", () => {
       expect(() => bearer(header)).not.toThrow();
       expect(users(header) || bearer(header)).toBe(false);
     }
+  });
+
+  it("gives each credential a scope of its own, which names no secret", () => {
+    const tokens = createAuthenticator({ type: "bearer", tokens: ["token-a", "token-b"] });
+    const a = tokens("Bearer token-a");
+    expect(a).toMatch(/^bearer:[0-9a-f]{64}$/);
+    expect(tokens("bearer   token-a ")).toBe(a);
+    expect(tokens("Bearer token-b")).not.toBe(a);
+    const pairs = createAuthenticator({ type: "basic", users: { ada: "x", grace: "y" } });
+    const ada = pairs(basic("ada:x"));
+    expect(ada).toMatch(/^basic:[0-9a-f]{64}$/);
+    expect(pairs(basic("grace:y"))).not.toBe(ada);
+    for (const scope of [a, ada]) expect(scope).not.toMatch(/token-a|ada/);
+    expect(createAuthenticator({ type: "none" })(undefined)).toBe("none");
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,6 +10,7 @@ import {
   requestFingerprint,
   type StoredResponse,
 } from "../../src/serve/idempotency.js";
+import { createSealer } from "../../src/state/seal.js";
 import { createTempDir } from "../_helpers.js";
 
 const body = (text: string) => new TextEncoder().encode(text);
@@ -20,11 +21,19 @@ const response: StoredResponse = {
   body: Buffer.from('{"id":7}').toString("base64"),
 };
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const sealer = createSealer(Buffer.alloc(32, 7));
+/** An entry's file as the store writes it: the fingerprint and the response sealed under the key's hash. */
+const entryText = (key: string, sealed: unknown, by = sealer, hash = sha256(key)) =>
+  JSON.stringify({
+    key: hash,
+    stored_at: new Date().toISOString(),
+    sealed: by.seal(Buffer.from(typeof sealed === "string" ? sealed : JSON.stringify(sealed)), sha256(key)),
+  });
 const fileOf = (dir: string, key: string) => join(dir, `${sha256(key)}.json`);
 
 function createStore(options: Partial<IdempotencyStoreOptions> = {}) {
   const dir = options.dir ?? createTempDir();
-  return { dir, store: createIdempotencyStore({ dir, ttlSeconds: 60, ...options }) };
+  return { dir, store: createIdempotencyStore({ sealer, dir, ttlSeconds: 60, ...options }) };
 }
 
 function expectRun(decision: IdempotencyDecision) {
@@ -108,7 +117,7 @@ describe("the idempotency store", () => {
   it("replays to every concurrent begin once the response is stored, also when each reads the file", async () => {
     const { dir, store } = createStore();
     await expectRun(await store.begin("k", postA)).complete(response);
-    const restarted = createIdempotencyStore({ dir, ttlSeconds: 60 });
+    const restarted = createIdempotencyStore({ sealer, dir, ttlSeconds: 60 });
     const decisions = await Promise.all(Array.from({ length: 20 }, () => restarted.begin("k", postA)));
     expect(decisions).toEqual(Array.from({ length: 20 }, () => ({ kind: "replay", response })));
   });
@@ -156,12 +165,14 @@ describe("the idempotency store", () => {
     const run = expectRun(await store.begin("POST /transfers k", postA));
     now += 1;
     await run.complete(response);
-    expect(JSON.parse(readFileSync(fileOf(dir, "POST /transfers k"), "utf8"))).toEqual({
+    const entry = JSON.parse(readFileSync(fileOf(dir, "POST /transfers k"), "utf8"));
+    expect(entry).toEqual({
       key: sha256("POST /transfers k"),
-      fingerprint: postA,
       stored_at: "2025-03-01T10:00:00.001Z",
-      response,
+      sealed: expect.stringMatching(/^v1\./),
     });
+    const opened = sealer.open(entry.sealed, sha256("POST /transfers k"))?.toString("utf8");
+    expect(JSON.parse(opened ?? "null")).toEqual({ fingerprint: postA, response });
   });
 
   it("has every completed response on disk when flush resolves", async () => {
@@ -175,7 +186,7 @@ describe("the idempotency store", () => {
   it("remembers answered keys after a restart (a new store on the same folder)", async () => {
     const { dir, store } = createStore();
     await expectRun(await store.begin("k", postA)).complete(response);
-    const restarted = createIdempotencyStore({ dir, ttlSeconds: 60 });
+    const restarted = createIdempotencyStore({ sealer, dir, ttlSeconds: 60 });
     expect(await restarted.begin("k", postA)).toEqual({ kind: "replay", response });
     expect(await restarted.begin("k", requestFingerprint("POST", "/other", new Uint8Array()))).toEqual({
       kind: "mismatch",
@@ -185,7 +196,7 @@ describe("the idempotency store", () => {
   it("runs a key again after a restart when its first request was never answered", async () => {
     const { dir, store } = createStore();
     expectRun(await store.begin("k", postA));
-    const restarted = createIdempotencyStore({ dir, ttlSeconds: 60 });
+    const restarted = createIdempotencyStore({ sealer, dir, ttlSeconds: 60 });
     expect((await restarted.begin("k", postA)).kind).toBe("run");
   });
 
@@ -195,7 +206,7 @@ describe("the idempotency store", () => {
     await expectRun(await store.begin("k", postA)).complete(response);
     now += 9_999;
     expect((await store.begin("k", postA)).kind).toBe("replay");
-    const restarted = createIdempotencyStore({ dir, ttlSeconds: 10, clock: () => now });
+    const restarted = createIdempotencyStore({ sealer, dir, ttlSeconds: 10, clock: () => now });
     expect((await restarted.begin("k", postA)).kind).toBe("replay");
     now += 1;
     expect((await store.begin("k", postA)).kind).toBe("run");
@@ -226,52 +237,87 @@ describe("the idempotency store", () => {
     ["an empty file", ""],
     ["a partial file", '{"key":"'],
     ["a JSON null", "null"],
+    ["an entry of another key", entryText("k", { fingerprint: postA, response }, sealer, sha256("other"))],
     [
-      "an entry of another key",
-      JSON.stringify({
-        key: sha256("other"),
-        fingerprint: postA,
-        stored_at: new Date().toISOString(),
-        response,
-      }),
+      "an entry without a time",
+      JSON.stringify({ key: sha256("k"), sealed: sealer.seal(Buffer.from("{}"), sha256("k")) }),
     ],
-    ["an entry without a time", JSON.stringify({ key: sha256("k"), fingerprint: postA, response })],
+    [
+      "an entry in clear",
+      JSON.stringify({ key: sha256("k"), stored_at: new Date().toISOString(), response }),
+    ],
+    ["a sealed text that is not JSON", entryText("k", "not JSON {")],
     [
       "a response without a body",
-      JSON.stringify({
-        key: sha256("k"),
-        fingerprint: postA,
-        stored_at: new Date().toISOString(),
-        response: { status: 200, headers: {} },
-      }),
+      entryText("k", { fingerprint: postA, response: { status: 200, headers: {} } }),
     ],
     [
       "a header that is no string",
-      JSON.stringify({
-        key: sha256("k"),
-        fingerprint: postA,
-        stored_at: new Date().toISOString(),
-        response: { ...response, headers: { a: 1 } },
-      }),
+      entryText("k", { fingerprint: postA, response: { ...response, headers: { a: 1 } } }),
     ],
   ])("treats %s as absent", async (_, text) => {
     const dir = createTempDir({ [`${sha256("k")}.json`]: text });
-    const store = createIdempotencyStore({ dir, ttlSeconds: 60 });
+    const store = createIdempotencyStore({ sealer, dir, ttlSeconds: 60 });
     const run = expectRun(await store.begin("k", postA));
     await run.complete(response);
-    expect(await createIdempotencyStore({ dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
+    expect(await createIdempotencyStore({ sealer, dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
       kind: "replay",
       response,
     });
   });
 
   it("reads a valid entry it did not write itself", async () => {
-    const entry = { key: sha256("k"), fingerprint: postA, stored_at: new Date().toISOString(), response };
-    const dir = createTempDir({ [`${sha256("k")}.json`]: JSON.stringify(entry) });
-    expect(await createIdempotencyStore({ dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
+    const dir = createTempDir({ [`${sha256("k")}.json`]: entryText("k", { fingerprint: postA, response }) });
+    expect(await createIdempotencyStore({ sealer, dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
       kind: "replay",
       response,
     });
+  });
+
+  it("keeps no answer, header or fingerprint in clear in its files, each 0600 in a 0700 folder", async () => {
+    const parent = createTempDir();
+    const { dir, store } = createStore({ dir: join(parent, "idempotency") });
+    const secret = {
+      ...response,
+      body: Buffer.from('{"account":"DE89370400440532013000"}').toString("base64"),
+    };
+    await expectRun(await store.begin("k", postA)).complete(secret);
+    const text = readFileSync(fileOf(dir, "k"), "utf8");
+    for (const clear of ["DE89370400440532013000", secret.body, "location", "/transfers/7", postA])
+      expect(text).not.toContain(clear);
+    expect(statSync(fileOf(dir, "k")).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(await createIdempotencyStore({ sealer, dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
+      kind: "replay",
+      response: secret,
+    });
+  });
+
+  it("runs a key again whose entry does not open with this key, and warns once", async () => {
+    const { dir, store } = createStore();
+    await expectRun(await store.begin("a", postA)).complete(response);
+    await expectRun(await store.begin("b", postA)).complete(response);
+    const warnings: string[] = [];
+    const other = createSealer(Buffer.alloc(32, 8));
+    const restarted = createIdempotencyStore({
+      dir,
+      ttlSeconds: 60,
+      sealer: other,
+      warn: (m) => warnings.push(m),
+    });
+    expect((await restarted.begin("a", postA)).kind).toBe("run");
+    expect((await restarted.begin("b", postA)).kind).toBe("run");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("does not open with this state key");
+  });
+
+  it("does not open an entry moved into another key's file", async () => {
+    const { dir, store } = createStore();
+    await expectRun(await store.begin("a", postA)).complete(response);
+    const moved = JSON.parse(readFileSync(fileOf(dir, "a"), "utf8"));
+    writeFileSync(fileOf(dir, "b"), JSON.stringify({ ...moved, key: sha256("b") }));
+    const restarted = createIdempotencyStore({ dir, ttlSeconds: 60, sealer, warn: () => {} });
+    expect((await restarted.begin("b", postA)).kind).toBe("run");
   });
 
   it("keeps recently used entries in memory and reads the others from disk", async () => {
@@ -295,7 +341,11 @@ describe("the idempotency store", () => {
 
   it("frees the key and rejects when the response cannot be written", async () => {
     const parent = createTempDir({ "a-file": "" });
-    const store = createIdempotencyStore({ dir: join(parent, "a-file", "idempotency"), ttlSeconds: 60 });
+    const store = createIdempotencyStore({
+      sealer,
+      dir: join(parent, "a-file", "idempotency"),
+      ttlSeconds: 60,
+    });
     await expect(expectRun(await store.begin("k", postA)).complete(response)).rejects.toThrow();
     expect((await store.begin("k", postA)).kind).toBe("run");
   });

@@ -400,7 +400,7 @@ describe("the log line", () => {
     ).toEqual([
       "POST /transfers?account=XXXXXXXXXXXX 201 N ms run ID",
       "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms run ID",
-      "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms",
+      "POST /accounts/XXXXXXXXXXXX/transfers 201 N ms replayed",
       "POST /jobs?account=XXXXXXXXXXXX 202 N ms run ID",
       "GET /nope 404 N ms",
     ]);

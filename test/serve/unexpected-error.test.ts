@@ -7,6 +7,7 @@ import { createHandler } from "../../src/serve/handler.js";
 import { createIdempotencyStore } from "../../src/serve/idempotency.js";
 import { createLimiter } from "../../src/serve/limiter.js";
 import { idempotencyDir, loadServedSet } from "../../src/serve/served-set.js";
+import { createSealer } from "../../src/state/seal.js";
 import { createFakeCore, createServeProject } from "./_project.js";
 import { startServeInProcess } from "./_serve-in-process.js";
 
@@ -32,7 +33,11 @@ describe("an error serve did not expect", () => {
     const loaded = await loadServedSet({ cwd: dir, env: { TOKEN: token } });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
     const { set } = loaded;
-    const idempotency = createIdempotencyStore({ dir: idempotencyDir(set), ttlSeconds: 60 });
+    const idempotency = createIdempotencyStore({
+      dir: idempotencyDir(set),
+      ttlSeconds: 60,
+      sealer: createSealer(Buffer.alloc(32)),
+    });
     const handle = createHandler({
       current: () => ({ set, adapters: () => createFakeCore() }),
       history: createHistoryStore(resolveHistoryOptions(set.project.dir, set.project.config.history)),

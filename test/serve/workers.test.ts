@@ -8,6 +8,7 @@ function createBrokenHooksProject(): string {
   const integration = (name: string, hook: string) => `name: ${name}
 endpoints:
   - { method: GET, path: /${name} }
+  - { method: POST, path: /${name} }
 before_hook: ${JSON.stringify(hook)}
 on_success_hook: "output.payload = { ok: true, list: [1, 2].map((n) => n * 2) }"
 `;
@@ -82,6 +83,28 @@ describe("serve runs integrations in worker threads (SPEC §13.1)", () => {
     const ok = await at("/ok");
     expect(await ok.json()).toEqual({ ok: true, list: [2, 4] });
     expect((await serve.stop()).code).toBe(0);
+  });
+});
+
+describe("an Idempotency-Key whose run's worker died", () => {
+  it("is not kept: a retry with the key runs again", async () => {
+    const dir = createBrokenHooksProject();
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir, logError: () => {} });
+    onTestFinished(() => app.close());
+    const post = () =>
+      app.handle({
+        method: "POST",
+        url: "/grow",
+        headers: { "idempotency-key": "k-1" },
+        body: new Uint8Array(0),
+      });
+    const first = await post();
+    const retry = await post();
+    for (const answer of [first, retry]) {
+      expect(answer.status).toBe(500);
+      expect(answer.headers["idempotent-replayed"]).toBeUndefined();
+    }
+    expect(retry.runId).not.toBe(first.runId);
   });
 });
 
