@@ -139,6 +139,11 @@ export interface ServeConfig {
   max_concurrent_runs?: number;
   idempotency_ttl_s?: number;
   workers?: number;
+  allowed_hosts?: string[];
+  allowed_origins?: string[];
+  request_timeout_ms?: number;
+  headers_timeout_ms?: number;
+  max_connections?: number;
 }
 
 export interface HistoryConfig {

@@ -99,6 +99,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   let poolClosed: Promise<void> | undefined;
   const closePool = () => (poolClosed ??= pool?.close() ?? Promise.resolve());
   const handle = createHandler({
+    boundHost: options.host ?? set.settings.host,
     current: () => ({ set, adapters: systems.resolve, workers }),
     history,
     idempotency,

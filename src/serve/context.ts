@@ -38,6 +38,8 @@ export interface WorkerRuns {
 }
 
 export interface ServeContext {
+  /** The host serve listens on: a request naming it in `Host` passes the Host check. */
+  boundHost: string;
   /** The integrations and systems in use now (`--watch` swaps them); `workers` when threads run them. */
   current(): { set: ServedSet; adapters: AdapterResolver; workers?: WorkerRuns | undefined };
   history: HistoryStore;

@@ -5,6 +5,7 @@ import { type RunInput, startIntegration } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
 import type { RunStarted } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
+import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import {
@@ -65,6 +66,10 @@ async function handle(
   const served = context.current();
   const { set } = served;
 
+  // The edge first: a request for another host, or a cross-site post, reaches nothing.
+  const refused = checkEdge(context, request, set);
+  if (refused) return answer(pathname, refused.status, refused.detail);
+
   // SPEC §7's order: match the method and path, then check auth.
   const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
   const match = isAdmin ? undefined : set.router.match(request.method, pathname);
@@ -82,6 +87,26 @@ async function handle(
   }
   if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath: pathname };
   return handleEndpoint(context, { request, url, match, served, scope });
+}
+
+/** The Host and Origin checks (SPEC §13.2), with the rules of the set serving now. */
+function checkEdge(context: ServeContext, request: ServeRequest, set: ServedSet): EdgeRefusal | undefined {
+  const { settings } = set;
+  const rules: EdgeRules = {
+    boundHost: context.boundHost,
+    allowedHosts: settings.allowedHosts,
+    allowedOrigins: settings.allowedOrigins,
+    auth: settings.auth,
+  };
+  const host = header(request, "host");
+  return (
+    checkHost(host, rules) ??
+    checkOrigin(
+      request.method,
+      { host, origin: header(request, "origin"), fetchSite: header(request, "sec-fetch-site") },
+      rules,
+    )
+  );
 }
 
 /** A request to one of the set's endpoints, matched and authenticated. */

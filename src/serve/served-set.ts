@@ -19,6 +19,11 @@ export interface ServeSettings {
   idempotencyTtlSeconds: number;
   /** Worker threads that run the integrations; 0 runs them on the HTTP thread. */
   workers: number;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  maxConnections: number;
 }
 
 /** One loaded set of integrations: what a request is routed to. `--watch` swaps it whole. */
@@ -82,6 +87,11 @@ export function serveSettings(config: ProjectConfig): ServeSettings {
     maxConcurrentRuns: serve.max_concurrent_runs ?? 64,
     idempotencyTtlSeconds: serve.idempotency_ttl_s ?? 86400,
     workers: workerCount(config),
+    allowedHosts: serve.allowed_hosts ?? [],
+    allowedOrigins: serve.allowed_origins ?? [],
+    requestTimeoutMs: serve.request_timeout_ms ?? 30_000,
+    headersTimeoutMs: serve.headers_timeout_ms ?? 10_000,
+    maxConnections: serve.max_connections ?? 512,
   };
 }
 

@@ -79,7 +79,9 @@ export function bodyBytes(body: FuzzBody): Buffer {
 /** The request as the handler gets it from the server: lower-case header names, repeats as lists. */
 export function toServeRequest(request: FuzzRequest): ServeRequest {
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of request.headers) {
+  // The Host the wire form sends first.
+  const host: [string, string] = ["Host", "127.0.0.1"];
+  for (const [name, value] of [host, ...request.headers]) {
     const key = name.toLowerCase();
     const before = Object.hasOwn(headers, key) ? headers[key] : undefined;
     const next = before === undefined ? value : [...[before].flat(), value];

@@ -48,7 +48,7 @@ async function createContext(dir: string, core: FakeCore, options: ContextOption
   const set = app.current();
 
   async function send(method: string, url: string, options: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Record<string, string> = { host: "127.0.0.1:3000", ...options.headers };
     let body: Uint8Array = new Uint8Array();
     if (options.body !== undefined) {
       body =
@@ -709,5 +709,40 @@ describe("the log path", () => {
     expect(reply.status).toBe(202);
     expect(reply.logPath).not.toContain(secretAccount);
     expect(reply.logPath.startsWith("/jobs")).toBe(true);
+  });
+});
+
+describe("serve's edge (Host and Origin)", () => {
+  it("answers a request for another host 421, the admin routes too, and runs nothing", async () => {
+    const { send, core } = await createServe();
+    for (const url of ["/_bass/runs", "/transfers"]) {
+      const reply = await send("POST", url, { body: { amount: "1.00" }, headers: { host: "attacker.example" } });
+      expectProblem(reply, 421);
+    }
+    expect(core.calls).toBe(0);
+  });
+
+  it("answers a cross-site POST 403 under auth none, and lets curl's in", async () => {
+    const { send, core } = await createServe();
+    const body = { account: "DE00", amount: "1.00" };
+    const form = await send("POST", "/transfers", {
+      body: "amount=1",
+      type: "application/x-www-form-urlencoded",
+      headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    });
+    expectProblem(form, 403);
+    expect(core.calls).toBe(0);
+    expect((await send("POST", "/transfers", { body })).status).toBe(201);
+  });
+
+  it("lets the hosts and origins the project allows in", async () => {
+    const { send } = await createServe({
+      config: "serve:\n  allowed_hosts: [bass.test]\n  allowed_origins: ['https://app.example.com']\n",
+    });
+    const reply = await send("POST", "/transfers", {
+      body: { account: "DE00", amount: "1.00" },
+      headers: { host: "bass.test", origin: "https://app.example.com" },
+    });
+    expect(reply.status).toBe(201);
   });
 });

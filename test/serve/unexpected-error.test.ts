@@ -39,6 +39,7 @@ describe("an error serve did not expect", () => {
       sealer: createSealer(Buffer.alloc(32)),
     });
     const handle = createHandler({
+      boundHost: "127.0.0.1",
       current: () => ({ set, adapters: () => createFakeCore() }),
       history: createHistoryStore(resolveHistoryOptions(set.project.dir, set.project.config.history)),
       idempotency: {
@@ -53,7 +54,7 @@ describe("an error serve did not expect", () => {
       handle({
         method: "PUT",
         url: "/items/1",
-        headers: { authorization: `Bearer ${token}`, "idempotency-key": "k-1" },
+        headers: { host: "127.0.0.1:3000", authorization: `Bearer ${token}`, "idempotency-key": "k-1" },
         body: new Uint8Array(),
       });
   }

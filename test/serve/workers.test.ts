@@ -31,7 +31,8 @@ on_success_hook: "output.payload = { ok: true, list: [1, 2].map((n) => n * 2) }"
   });
 }
 
-const get = (path: string) => ({ method: "GET", url: path, headers: {}, body: new Uint8Array(0) });
+const host = { host: "127.0.0.1:3000" };
+const get = (path: string) => ({ method: "GET", url: path, headers: host, body: new Uint8Array(0) });
 
 describe("serve runs integrations in worker threads (SPEC §13.1)", () => {
   it.each([
@@ -95,7 +96,7 @@ describe("an Idempotency-Key whose run's worker died", () => {
       app.handle({
         method: "POST",
         url: "/grow",
-        headers: { "idempotency-key": "k-1" },
+        headers: { ...host, "idempotency-key": "k-1" },
         body: new Uint8Array(0),
       });
     const first = await post();
