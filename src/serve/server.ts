@@ -16,6 +16,11 @@ export interface StartServerOptions {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /** A request's headers must arrive within this (default 10 s), the whole request within `requestTimeoutMs`: else 408. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Open connections at most (default 512); Node closes the ones over it at once. */
+  maxConnections?: number;
   handle(request: ServeRequest): Promise<HandledResponse>;
   /** One line per request: method, path (masked), status, duration, run id. */
   log(line: string): void;
@@ -31,6 +36,8 @@ export interface RunningServer {
 
 // Node answers 431 itself to a request whose headers are larger than this.
 const maxHeaderSize = 16 * 1024;
+// How often Node looks for requests past their time-outs: their 408 comes within this of the time-out.
+const timeoutCheckMs = 500;
 
 /** serve's only node:http: reads each request within the limits, hands it to the handler, writes the answer. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
@@ -38,9 +45,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let drained: (() => void) | undefined;
   const answers = createAnswerQueue();
   const { logError } = options;
-  const server = createServer({ maxHeaderSize, keepAliveTimeout: 5000 }, (request, response) => {
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // The request being handled on each socket: an error of its connection is answered on its response, once.
+  const handling = new WeakMap<Duplex, { request: IncomingMessage; response: NodeResponse }>();
+  const onRequest = (request: IncomingMessage, response: NodeResponse) => {
     inFlight++;
     const started = performance.now();
+    handling.set(request.socket, { request, response });
+    response.once("close", () => handling.delete(request.socket));
     serve(request, response, options, answers, logError)
       .then((handled) => {
         const run = handled.runId ? ` run ${handled.runId}` : "";
@@ -54,11 +66,54 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       .finally(() => {
         if (--inFlight === 0) drained?.();
       });
+  };
+  const server = createServer(
+    {
+      maxHeaderSize,
+      keepAliveTimeout: 5000,
+      // A request without Host gets serve's own 400 problem, not Node's bare one.
+      requireHostHeader: false,
+      headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout),
+      requestTimeout,
+      connectionsCheckingInterval: timeoutCheckMs,
+    },
+    onRequest,
+  );
+  server.maxConnections = options.maxConnections ?? 512;
+  // `Expect: 100-continue`: a body declared over the limit gets its 413 before the client sends it.
+  server.on("checkContinue", (request: IncomingMessage, response: NodeResponse) => {
+    if (Number(request.headers["content-length"] ?? 0) <= options.bodyLimitBytes) {
+      response.writeContinue();
+      onRequest(request, response);
+      return;
+    }
+    const path = parseRequestTarget(request.url ?? "/")?.pathname ?? "-";
+    sendProblem(response, createProblem(413, `the body is larger than ${options.bodyLimitBytes} bytes`));
+    options.log(`${request.method} ${path} 413 0 ms`);
+  });
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const status = answerRaw(socket, 405, "serve answers no CONNECT: it is not a proxy");
+    if (status) options.log(`CONNECT - ${status} 0 ms`);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const status = answerUnparsed(error, socket);
+    const { status, detail } = unparsedProblem(error);
+    const current = handling.get(socket);
+    // A request being handled already has its response: the error is answered there, or, once that has
+    // begun, the connection ends; never two responses to one request. Node's parser stopped, so the
+    // request hears of it only here: it is ended, and its handler with it.
+    if (current) {
+      const { request, response } = current;
+      if (response.headersSent || error.code === "ECONNRESET") socket.destroy();
+      else {
+        sendProblem(response, createProblem(status, detail));
+        options.log(`- - ${status} 0 ms`);
+      }
+      request.destroy();
+      return;
+    }
+    const sent = error.code === "ECONNRESET" ? undefined : answerRaw(socket, status, detail);
     // Its method and path could not be read.
-    if (status) options.log(`- - ${status} 0 ms`);
+    if (sent) options.log(`- - ${sent} 0 ms`);
   });
   await new Promise<void>((resolve, reject) => {
     // A port in use or a host that is not this machine's is the user's to fix, not a crash.
@@ -114,6 +169,8 @@ async function serve(
           headers: request.headers,
           body,
         });
+  // Answered already, by an error of its connection (a time-out, a broken body): nothing more to send.
+  if (response.headersSent || response.destroyed) return handled;
   const payload = handled.body;
   // A text body goes out as text: Node then sends the head and the body in one write.
   const length = typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength;
@@ -179,25 +236,46 @@ function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array |
     });
     request.on("end", () => resolve(Buffer.concat(chunks)));
     request.on("error", reject);
+    // Ended before its body did (a client gone, a broken connection): Node does not always say so with an error.
+    request.on("close", () => {
+      if (!request.complete) reject(new Error("the request ended before its body"));
+    });
   });
 }
 
+/** A problem on a request's own response, closing its connection: what follows on it cannot be read. */
+function sendProblem(response: NodeResponse, problem: ReturnType<typeof createProblem>): void {
+  const { headers, body } = problemResponse(problem);
+  response.writeHead(problem.status, {
+    ...headers,
+    "content-length": String(Buffer.byteLength(body)),
+    connection: "close",
+  });
+  response.end(body);
+}
+
 /**
- * A request Node's parser refused before bass saw it (a request line or header that is not HTTP, headers
- * over the size limit, a body cut short) gets a problem like every other error, instead of Node's bare
- * 400 or 431, and its connection is closed: what follows on it cannot be read. Returns the status sent,
- * if any (none to a client that has gone).
+ * What a request Node's parser refused before bass saw it gets (a request line or header that is not
+ * HTTP, headers over the size limit, a body cut short or broken, a time-out): a problem like every other
+ * error, instead of Node's bare 400, 408 or 431.
  */
-function answerUnparsed(error: NodeJS.ErrnoException, socket: Duplex): number | undefined {
-  if (error.code === "ECONNRESET" || !socket.writable) {
+function unparsedProblem(error: NodeJS.ErrnoException): { status: number; detail: string } {
+  if (error.code === "HPE_HEADER_OVERFLOW")
+    return { status: 431, detail: `the request's headers are larger than ${maxHeaderSize} bytes` };
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return { status: 408, detail: "the request did not arrive in time; send it again, whole" };
+  return { status: 400, detail: "the request is not valid HTTP/1.1 and cannot be read" };
+}
+
+/**
+ * Writes a problem straight to a socket that has no response object (Node never made a request of what
+ * it read) and closes it. Returns the status sent, or nothing to a client that has gone.
+ */
+function answerRaw(socket: Duplex, status: number, detail: string): number | undefined {
+  if (!socket.writable) {
     socket.destroy();
     return undefined;
   }
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
-  const detail =
-    status === 431
-      ? `the request's headers are larger than ${maxHeaderSize} bytes`
-      : "the request is not valid HTTP/1.1 and cannot be read";
   const { headers, body } = problemResponse(createProblem(status, detail));
   const head = Object.entries({
     ...headers,
