@@ -118,7 +118,9 @@ function judgeOutcome(outcome: ExchangeOutcome, request: PreparedRequest, limits
       return { response: failure("aborted"), retryable: false };
     case "timed out":
       return {
-        response: failure(`${where()}: no complete answer within ${limits.timeoutMs} ms`),
+        response: failure(
+          `${where()}: no complete answer within ${limits.timeoutMs} ms; the outcome there is unknown`,
+        ),
         retryable: true,
       };
     case "failed": {

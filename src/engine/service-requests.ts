@@ -218,7 +218,8 @@ async function execute(
       (answer as AdapterResponse | null)?.success !== true &&
       performance.now() >= state.runDeadline;
     if (answer === timedOut || late) {
-      const message = `${request.formulaVariable}: the run timed out waiting for system ${request.system}`;
+      // The system may still act on the call (post the transfer): nothing says it did not.
+      const message = `the outcome of ${request.formulaVariable} at ${request.system} is unknown: the run ran out of time while the call was under way`;
       return { response: { success: false, payload: null, messages: [message] }, timedOut: true };
     }
     return { response: normalizeResponse(answer), timedOut: false };

@@ -5,9 +5,9 @@ import { type RunInput, startIntegration } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
 import type { RunStarted } from "../pool/task.js";
 import { handleAdmin } from "./admin.js";
-import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
+import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
 import {
   type IdempotencyDecision,
   isIdempotencyKey,

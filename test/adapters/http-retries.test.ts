@@ -177,7 +177,7 @@ describe("http adapter: retries", () => {
     const response = await run("GET");
     expect(seen()).toHaveLength(2);
     expect(response.messages).toEqual([
-      "core: GET /api/x: no complete answer within 20 ms",
+      "core: GET /api/x: no complete answer within 20 ms; the outcome there is unknown",
       "core: 2 attempts were made",
     ]);
   });

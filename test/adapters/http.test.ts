@@ -316,7 +316,9 @@ describe("http adapter: transport failures", () => {
         timeout_ms: 80,
       },
     );
-    expect(failed(response)).toBe("core: GET /slow: no complete answer within 80 ms");
+    expect(failed(response)).toBe(
+      "core: GET /slow: no complete answer within 80 ms; the outcome there is unknown",
+    );
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -326,11 +328,16 @@ describe("http adapter: transport failures", () => {
       response.write("half");
     });
     const response = await execute(server.url, { service_path: "/slow", method: "GET" }, { timeout_ms: 80 });
-    expect(failed(response)).toContain("no complete answer within 80 ms");
+    expect(failed(response)).toContain("no complete answer within 80 ms; the outcome there is unknown");
   });
 
   it.each([
-    ["times out", { timeout_ms: 40 }, () => undefined, "core: GET /t: no complete answer within 40 ms"],
+    [
+      "times out",
+      { timeout_ms: 40 },
+      () => undefined,
+      "core: GET /t: no complete answer within 40 ms; the outcome there is unknown",
+    ],
     ["stops on the run's abort", { timeout_ms: 5000 }, () => AbortSignal.timeout(40), "aborted"],
   ])(
     "%s while the request waits for a connection, and cancels it once it gets one",
@@ -423,7 +430,9 @@ describe("http adapter: transport failures", () => {
         { service_name: "s", payload: { service_path: "/t", method: "GET" } },
         byDeadline(performance.now() + 5000),
       );
-      expect(failed(response)).toBe("core: GET /t: no complete answer within 30 ms");
+      expect(failed(response)).toBe(
+        "core: GET /t: no complete answer within 30 ms; the outcome there is unknown",
+      );
     });
   });
 

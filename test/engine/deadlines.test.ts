@@ -161,9 +161,11 @@ describe("a run that times out waiting on an adapter", () => {
       const result = await runDefinition(definition, { payload: {} }, { adapters: () => core });
       expect(result.output.status).toBe(504);
       const request = result.record.items.find((item) => item.kind === "REQUEST");
-      expect(request?.kind === "REQUEST" && request.response?.messages).toEqual([
-        "core: the run timed out waiting for system core",
-      ]);
+      const unknown =
+        "the outcome of core at core is unknown: the run ran out of time while the call was under way";
+      expect(request?.kind === "REQUEST" && request.response?.messages).toEqual([unknown]);
+      // The caller is told too: the system may still act on the call.
+      expect(result.output.payload).toMatchObject({ error: { code: "timeout", details: [unknown] } });
     }
   });
 

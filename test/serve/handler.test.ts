@@ -716,7 +716,10 @@ describe("serve's edge (Host and Origin)", () => {
   it("answers a request for another host 421, the admin routes too, and runs nothing", async () => {
     const { send, core } = await createServe();
     for (const url of ["/_bass/runs", "/transfers"]) {
-      const reply = await send("POST", url, { body: { amount: "1.00" }, headers: { host: "attacker.example" } });
+      const reply = await send("POST", url, {
+        body: { amount: "1.00" },
+        headers: { host: "attacker.example" },
+      });
       expectProblem(reply, 421);
     }
     expect(core.calls).toBe(0);

@@ -27,7 +27,12 @@ describe("the request target", () => {
     ["an absolute URL (read as its path)", "http://127.0.0.1/a", 200],
   ])("%s is answered, by the handler and over a socket", async (_name, target, status) => {
     const handle = await createTargetHandler();
-    const handled = await handle({ method: "GET", url: target, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
+    const handled = await handle({
+      method: "GET",
+      url: target,
+      headers: { host: "127.0.0.1:3000" },
+      body: new Uint8Array(),
+    });
     expect(handled.status).toBe(status);
     if (status >= 400) expect(handled.headers["content-type"]).toBe("application/problem+json");
 
