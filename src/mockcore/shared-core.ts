@@ -25,6 +25,8 @@ export interface SharedMockcoreOptions extends StartMockcoreOptions {
 
 /** How long a process waits for a short one to let go of the data file. */
 const waitLimitMs = 60_000;
+/** How often a process using another's core looks whether that process is still there. */
+const followEveryMs = 250;
 
 /** The cores this process runs, by data file, with how many users each has. */
 const running = new Map<string, { core: Promise<Mockcore>; users: number }>();
@@ -56,6 +58,66 @@ export async function startSharedMockcore(options: SharedMockcoreOptions): Promi
   } catch (error) {
     running.delete(dataFile);
     throw error;
+  }
+}
+
+/** The mock core on a data file, wherever it runs now: `url` changes when this process takes it over. */
+export interface FollowedMockcore {
+  readonly url: string;
+  /** Called with the new address after a takeover, once the core answers there. */
+  onMove(listener: (url: string) => void | Promise<void>): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The shared mock core on `dataFile` (startSharedMockcore), followed: while another process runs it, this
+ * one looks every 250 ms whether that process is still there, and once it is gone takes the core over (or
+ * follows whichever process took it first), so that its calls work again within about half a second
+ * (SPEC §13.2) instead of failing for good.
+ */
+export async function followSharedMockcore(options: SharedMockcoreOptions): Promise<FollowedMockcore> {
+  let current = await startSharedMockcore(options);
+  const listeners: ((url: string) => void | Promise<void>)[] = [];
+  let closed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const watch = () => {
+    if (closed || current.ownerPid === undefined) return;
+    timer = setTimeout(async () => {
+      if (isRunning(current.ownerPid)) return watch();
+      try {
+        const next = await startSharedMockcore(options);
+        if (closed) return await next.close();
+        current = next;
+        for (const listener of listeners) await listener(next.url);
+      } catch {
+        // The data file is busy or broken for now: the next look tries again.
+      }
+      watch();
+    }, followEveryMs);
+    // Following keeps no process alive.
+    timer.unref();
+  };
+  watch();
+  return {
+    get url() {
+      return current.url;
+    },
+    onMove: (listener) => listeners.push(listener),
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await current.close();
+    },
+  };
+}
+
+function isRunning(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -17,6 +17,8 @@ export interface ProjectAdapters {
   resolverFor(choice: AdapterChoice): Promise<AdapterResolver>;
   /** The embedded mock core's address, once the live systems started and a system uses it. */
   mockcoreUrl(): Promise<string | undefined>;
+  /** The same, now: undefined until the live systems started (it moves when this process takes the core over). */
+  currentMockcoreUrl(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -33,10 +35,11 @@ export function createProjectAdapters(
   options: ProjectAdaptersOptions = {},
 ): ProjectAdapters {
   let systems: Promise<LiveSystems> | undefined;
+  let started: LiveSystems | undefined;
   return {
     async resolverFor(choice) {
       if (choice.kind === "live") {
-        systems ??= startLive(project, options);
+        systems ??= startLive(project, options).then((live) => (started = live));
         return (await systems).resolve;
       }
       const adapter =
@@ -48,6 +51,7 @@ export function createProjectAdapters(
     async mockcoreUrl() {
       return (await systems?.catch(() => undefined))?.mockcoreUrl;
     },
+    currentMockcoreUrl: () => started?.mockcoreUrl,
     async close() {
       // Systems that failed to start have nothing to close; their error went to the run that started them.
       const started = await systems?.catch(() => undefined);

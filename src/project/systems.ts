@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { createAdapterResolver } from "../adapters/resolve.js";
-import type { ProjectConfig } from "../definition/types.js";
+import type { ProjectConfig, SystemConfig } from "../definition/types.js";
 import { scrubError } from "../engine/scrub-error.js";
 import { startMockcore } from "../mockcore/server.js";
-import { startSharedMockcore } from "../mockcore/shared-core.js";
+import { type FollowedMockcore, followSharedMockcore } from "../mockcore/shared-core.js";
 
 export interface LiveSystems {
   resolve: AdapterResolver;
-  /** The embedded mock core's address, when a system uses it. */
-  mockcoreUrl: string | undefined;
+  /** The embedded mock core's address now, when a system uses it: it moves when this process takes it over. */
+  readonly mockcoreUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -23,8 +23,8 @@ export interface StartSystemsOptions {
 /**
  * The adapters of a project's systems, live. Systems on `base_url: mockcore:` talk to a mock core started in
  * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one;
- * when another process already runs the core on that file, they talk to that one or wait for it
- * (mockcore/shared-core.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
+ * when another process already runs the core on that file, they talk to that one or wait for it, and
+ * take it over when that process ends (mockcore/shared-core.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
  * An error starting or closing them has each of `secrets` masked: an adapter module's own error, or a
  * module or data file path taken from the environment, may quote one.
  */
@@ -43,20 +43,27 @@ export async function startSystems(
   const embedded = !usesCore
     ? undefined
     : options.mockcoreUrl !== undefined
-      ? { url: options.mockcoreUrl, close: async () => {} }
-      : await secretly<{ url: string; close(): Promise<void> }>(() =>
-          dataFile ? startSharedMockcore({ dataFile, lasting: options.lasting ?? false }) : startMockcore(),
+      ? { url: options.mockcoreUrl, onMove: () => {}, close: async () => {} }
+      : await secretly<Pick<FollowedMockcore, "url" | "onMove" | "close">>(() =>
+          dataFile
+            ? followSharedMockcore({ dataFile, lasting: options.lasting ?? false })
+            : startMockcore().then((core) => ({ ...core, onMove: () => {} })),
         );
-  const baseUrls = Object.fromEntries(
-    Object.entries(systems).flatMap(([name, system]) =>
-      system.base_url === "mockcore:" && embedded ? [[name, embedded.url]] : [],
-    ),
-  );
+  const adaptersAt = (url: string | undefined) =>
+    secretly(() => createAdapterResolver(systems, { projectDir, baseUrls: mockcoreBaseUrls(systems, url) }));
   try {
-    const adapters = await secretly(() => createAdapterResolver(systems, { projectDir, baseUrls }));
+    let adapters = await adaptersAt(embedded?.url);
+    // Another process's core whose process ended: this one took it over, and its systems talk to it there.
+    embedded?.onMove(async (url) => {
+      const previous = adapters;
+      adapters = await adaptersAt(url);
+      await previous.close().catch(() => {});
+    });
     return {
-      resolve: adapters.resolve,
-      mockcoreUrl: embedded?.url,
+      resolve: (system) => adapters.resolve(system),
+      get mockcoreUrl() {
+        return embedded?.url;
+      },
       close: () =>
         secretly(async () => {
           await adapters.close();
@@ -67,4 +74,16 @@ export async function startSystems(
     await embedded?.close();
     throw error;
   }
+}
+
+/** The address of every system on `base_url: mockcore:`: the embedded core's. */
+function mockcoreBaseUrls(
+  systems: Readonly<Record<string, SystemConfig>>,
+  url: string | undefined,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(systems).flatMap(([name, system]) =>
+      system.base_url === "mockcore:" && url !== undefined ? [[name, url]] : [],
+    ),
+  );
 }

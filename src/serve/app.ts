@@ -179,7 +179,8 @@ async function startSystemsOf(set: ServedSet, options: ServeAppOptions): Promise
 
 /** What a worker needs to run a set's integrations: its version and the mock core serve's thread runs. */
 async function workerRunsOf(pool: RunPool, version: number, systems: StartedSystems): Promise<WorkerRuns> {
-  return { pool, version, mockcoreUrl: await systems.adapters.mockcoreUrl() };
+  await systems.adapters.mockcoreUrl();
+  return { pool, version, mockcoreUrl: () => systems.adapters.currentMockcoreUrl() };
 }
 
 function sameSystems(a: ServedSet, b: ServedSet): boolean {

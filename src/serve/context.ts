@@ -34,7 +34,8 @@ export interface WorkerRuns {
   pool: RunPool;
   /** Which load of the project the set is (counted by `--watch`). */
   version: number;
-  mockcoreUrl: string | undefined;
+  /** The embedded mock core serve's thread uses now (it moves when serve takes over another process's). */
+  mockcoreUrl(): string | undefined;
 }
 
 export interface ServeContext {

@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { removeStaleLock } from "../../src/mockcore/core-lock.js";
-import { startSharedMockcore } from "../../src/mockcore/shared-core.js";
+import { followSharedMockcore, startSharedMockcore } from "../../src/mockcore/shared-core.js";
+import { startSystems } from "../../src/project/systems.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
 const bin = join(import.meta.dirname, "../../bin/bass.js");
@@ -233,6 +234,60 @@ describe("the mock core on a data file, shared", () => {
     expect(Number(balance())).toBeCloseTo(before - 4.1, 2);
     expect(existsSync(join(dir, ".bass", "mockcore.json.lock"))).toBe(false);
   }, 60_000);
+
+  it("is taken over within 2 s when the process that ran it ends, and its users follow", async () => {
+    const dataFile = join(createTempDir(), "core.json");
+    const owner = await spawnMockcore(dataFile);
+    const followed = await followSharedMockcore({ dataFile, lasting: true });
+    onTestFinished(() => followed.close());
+    expect(followed.url).toBe(owner.url);
+    const moves: string[] = [];
+    followed.onMove((url) => {
+      moves.push(url);
+    });
+    owner.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    while (moves.length === 0 && Date.now() - killedAt < 2000)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(moves).toHaveLength(1);
+    expect(followed.url).toBe(moves[0]);
+    expect(followed.url).not.toBe(owner.url);
+    expect(await answers(followed.url)).toBe(true);
+    expect(JSON.parse(readFileSync(`${dataFile}.lock`, "utf8"))).toMatchObject({
+      pid: process.pid,
+      url: followed.url,
+    });
+  });
+
+  it("lets a project's systems call the core again once they took it over", async () => {
+    const dir = createTempDir();
+    const dataFile = join(dir, ".bass", "mockcore.json");
+    const owner = await spawnMockcore(dataFile);
+    const config = {
+      systems: { core: { adapter: "http" as const, base_url: "mockcore:" } },
+      mockcore: { data: ".bass/mockcore.json" },
+    };
+    const systems = await startSystems(config, dir, { lasting: true });
+    onTestFinished(() => systems.close());
+    const get = () =>
+      systems.resolve("core").execute(
+        { service_name: "person", payload: { service_path: "/core/v1/persons/P000001", method: "GET" } },
+        {
+          system: "core",
+          formulaVariable: "core",
+          sridx: null,
+          deadline: Number.POSITIVE_INFINITY,
+          signal: new AbortController().signal,
+        },
+      );
+    expect((await get()).success).toBe(true);
+    owner.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    while (systems.mockcoreUrl === owner.url && Date.now() - killedAt < 2000)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(systems.mockcoreUrl).not.toBe(owner.url);
+    expect((await get()).success).toBe(true);
+  });
 });
 
 /** The pid of a process that has ended. */
