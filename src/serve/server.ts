@@ -91,7 +91,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     sendProblem(response, createProblem(413, `the body is larger than ${options.bodyLimitBytes} bytes`));
     options.log(`${request.method} ${path} 413 0 ms`);
   });
-  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+  server.on("connect", (_request: IncomingMessage, socket: Duplex) => {
     const status = answerRaw(socket, 405, "serve answers no CONNECT: it is not a proxy");
     if (status) options.log(`CONNECT - ${status} 0 ms`);
   });
