@@ -27,6 +27,7 @@ export async function runOpenApi(options: OpenApiCommandOptions, output: Output)
   const document = createOpenApiDocument(definitions, {
     title: "bass",
     serverUrl: `http://${settings.host}:${settings.port}`,
+    auth: settings.auth,
   });
   const text = `${JSON.stringify(document, null, 2)}\n`;
   if (options.out) await writeFileAtomic(resolve(options.cwd, options.out), text);

@@ -18,10 +18,14 @@ type Schema = Record<string, unknown> | boolean;
  * Formats are not checked (no format vocabulary is promised); `addUsedSchema: false` keeps each schema's
  * `$id` to itself, so two definitions may share one.
  */
-export function createRequestSchemaCompiler(): (schema: Schema) => ValidateFunction {
+export function createRequestSchemaCompiler(
+  options: { coerceTypes?: boolean } = {},
+): (schema: Schema) => ValidateFunction {
   const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
   const ajv: Ajv2020 = new Ajv2020({
     strict: false,
+    // Query parameters arrive as text: `?limit=5` meets `type: integer`, one value meets `type: array`.
+    ...(options.coerceTypes ? { coerceTypes: "array" as const } : {}),
     allErrors: true,
     validateFormats: false,
     validateSchema: false,
@@ -42,7 +46,11 @@ export interface RequestSchemaProblem {
  * must be a regular expression and every `$ref` to a place in the schema itself must find it. A `$ref` to
  * another document is left to serve, which cannot start without it either.
  */
-export function requestSchemaProblems(schema: Schema): RequestSchemaProblem[] {
+export function requestSchemaProblems(
+  schema: Schema,
+  root: ValuePath = ["request_schema"],
+): RequestSchemaProblem[] {
+  const label = root.join(".");
   metaSchema ??= (require("../../schema/json-schema-2020.cjs") as { metaSchema: typeof metaSchema })
     .metaSchema;
   if (!metaSchema(schema)) {
@@ -54,8 +62,8 @@ export function requestSchemaProblems(schema: Schema): RequestSchemaProblem[] {
       const place = error.instancePath.slice(1) || "the schema";
       const values = allowed ? ` (${allowed.map((value) => JSON.stringify(value)).join(", ")})` : "";
       byPlace.set(error.instancePath, {
-        at: ["request_schema", ...pathOf(schema, error.instancePath)],
-        message: `request_schema is not a JSON Schema 2020-12: ${place} ${error.message}${values}`,
+        at: [...root, ...pathOf(schema, error.instancePath)],
+        message: `${label} is not a JSON Schema 2020-12: ${place} ${error.message}${values}`,
       });
     }
     return [...byPlace.values()];
@@ -72,16 +80,16 @@ export function requestSchemaProblems(schema: Schema): RequestSchemaProblem[] {
         new RegExp(pattern, "u");
       } catch (error) {
         problems.push({
-          at: ["request_schema", ...at],
-          message: `request_schema: ${(error as Error).message}`,
+          at: [...root, ...at],
+          message: `${label}: ${(error as Error).message}`,
         });
       }
     }
     const ref = subschema.$ref;
     if (typeof ref === "string" && ref.startsWith("#/") && !resolves(schema, ref.slice(1))) {
       problems.push({
-        at: ["request_schema", ...path, "$ref"],
-        message: `request_schema: $ref ${JSON.stringify(ref)} points at nothing in the schema`,
+        at: [...root, ...path, "$ref"],
+        message: `${label}: $ref ${JSON.stringify(ref)} points at nothing in the schema`,
       });
     }
   });

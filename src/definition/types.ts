@@ -11,6 +11,10 @@ export type ValueType = "string" | "integer" | "number" | "decimal" | "boolean" 
 export interface Endpoint {
   method: HttpMethod;
   path: string;
+  /** A JSON Schema of the query parameters (an object schema). */
+  params?: Record<string, unknown>;
+  /** What the endpoint answers, by status or `default`. */
+  responses?: Record<string, { description: string; schema?: Record<string, unknown> | boolean }>;
 }
 
 export interface ValueMapping {

@@ -28,7 +28,8 @@ export async function handleAdmin(
   if (path === "/_bass/health") {
     return json({ status: "ok", integrations: set.definitions.length, active_runs: context.limiter.active });
   }
-  if (path === "/_bass/openapi.json") return json(createOpenApiDocument(set.definitions, { title: "bass" }));
+  if (path === "/_bass/openapi.json")
+    return json(createOpenApiDocument(set.definitions, { title: "bass", auth: set.settings.auth }));
   if (path === "/_bass/runs") {
     const status = url.searchParams.get("status") ?? undefined;
     if (status !== undefined && !statuses.has(status)) {

@@ -24,7 +24,7 @@ import {
 } from "./problem.js";
 import { parseQuery } from "./query.js";
 import type { RouteMatch } from "./routes.js";
-import type { ServedSet } from "./served-set.js";
+import type { EndpointTarget, ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
@@ -113,7 +113,7 @@ function checkEdge(context: ServeContext, request: ServeRequest, set: ServedSet)
 interface EndpointRequest {
   request: ServeRequest;
   url: RequestTarget;
-  match: Extract<RouteMatch<CompiledIntegration>, { kind: "found" }>;
+  match: Extract<RouteMatch<EndpointTarget>, { kind: "found" }>;
   served: ReturnType<ServeContext["current"]>;
   /** Its credential's scope: Idempotency-Keys are per credential. */
   scope: string;
@@ -126,14 +126,21 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   const { set } = served;
   const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
   if (!body.ok) return answer(pathname, body.status, body.detail);
-  const schemaErrors = set.requestSchemas.get(match.target.name)?.(body.value) ?? [];
+  // Most requests have no query: its parser (URLSearchParams) is made only for one that does.
+  const query = url.search === "" ? {} : parseQuery(url.searchParams);
+  const paramErrors = match.target.checkParams?.(query) ?? [];
+  if (paramErrors.length) {
+    return answer(pathname, 400, "the query does not match the endpoint's params", {}, paramErrors);
+  }
+  const schemaErrors = set.requestSchemas.get(match.target.integration.name)?.(body.value) ?? [];
   if (schemaErrors.length) {
-    const detail = "the request body does not match the endpoint's request_schema";
+    const detail = "the request body does not match the endpoint's parsedschema";
     return answer(pathname, 400, detail, {}, schemaErrors);
   }
 
   const key = idempotentMethods.has(request.method) ? header(request, "idempotency-key") : undefined;
-  if (key === undefined) return runInSlot(context, endpoint, body.value, undefined);
+  const parsed = { payload: body.value, query };
+  if (key === undefined) return runInSlot(context, endpoint, parsed, undefined);
   if (!isIdempotencyKey(key))
     return answer(pathname, 400, "Idempotency-Key must be 1 to 64 visible characters");
   // A NUL cannot be in a key: no scope and key run into another's.
@@ -141,7 +148,7 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
     `${scope}\u0000${key}`,
     requestFingerprint(request.method, pathname, request.body),
   );
-  if (decision.kind === "run") return runInSlot(context, endpoint, body.value, decision);
+  if (decision.kind === "run") return runInSlot(context, endpoint, parsed, decision);
   return answerRepeat(decision, pathname);
 }
 
@@ -172,7 +179,7 @@ type FirstRun = Extract<IdempotencyDecision, { kind: "run" }>;
 async function runInSlot(
   context: ServeContext,
   { request, url, match, served }: EndpointRequest,
-  payload: unknown,
+  { payload, query }: { payload: unknown; query: Record<string, string | string[]> },
   first: FirstRun | undefined,
 ): Promise<HandledResponse> {
   const release = context.limiter.tryAcquire();
@@ -183,19 +190,17 @@ async function runInSlot(
     });
   }
   try {
-    const search = url.search;
     const response = await runEndpoint(
       context.history,
       served,
-      match.target,
+      match.target.integration,
       {
         payload,
         method: request.method,
         path: match.params,
-        // Most requests have no query: its parser (URLSearchParams) is made only for one that does.
-        params: search === "" ? {} : parseQuery(url.searchParams),
+        params: query,
         headers: plainHeaders(request.headers),
-        fullpath: url.pathname + search,
+        fullpath: url.pathname + url.search,
       },
       release,
     );

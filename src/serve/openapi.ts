@@ -1,19 +1,30 @@
-import type { Definition, HttpMethod } from "../definition/types.js";
+import type { Definition, Endpoint, HttpMethod, ServeAuth } from "../definition/types.js";
 
 export interface CreateOpenApiDocumentOptions {
   title?: string | undefined;
   version?: string | undefined;
   serverUrl?: string | undefined;
+  /** serve's auth: the document's security scheme. */
+  auth?: ServeAuth | undefined;
 }
 
 export type JsonSchema = Record<string, unknown> | boolean;
+
+export interface OpenApiQueryParameter {
+  name: string;
+  in: "query";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
 
 export interface OpenApiOperation {
   operationId: string;
   summary: string;
   description?: string;
+  parameters?: OpenApiQueryParameter[];
   requestBody?: { required: false; content: { "application/json": { schema: JsonSchema } } };
-  responses: Record<string, { description: string; content: Record<string, { schema: JsonSchema }> }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
 }
 
 export type OpenApiPathItem = {
@@ -25,7 +36,11 @@ export interface OpenApiDocument {
   info: { title: string; version: string };
   servers?: { url: string }[];
   paths: Record<string, OpenApiPathItem>;
-  components: { schemas: Record<string, JsonSchema> };
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes?: Record<string, { type: "http"; scheme: "bearer" | "basic" }>;
+  };
+  security: Record<string, string[]>[];
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -100,7 +115,7 @@ export function createOpenApiDocument(
       const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
       if (item[method] !== undefined) continue;
       const base = endpoints.length > 1 ? `${definition.name}.${method}` : definition.name;
-      item[method] = operation(definition, endpoint.method, uniqueId(base, taken));
+      item[method] = operation(definition, endpoint, uniqueId(base, taken));
     }
   }
   return {
@@ -110,8 +125,18 @@ export function createOpenApiDocument(
     paths: Object.fromEntries(
       [...paths].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, item]) => [path, sortMethods(item)]),
     ),
-    components: { schemas: structuredClone(componentSchemas) },
+    components: { schemas: structuredClone(componentSchemas), ...securitySchemes(options.auth) },
+    // Under auth none, an empty requirement says so: every operation may be called without credentials.
+    security: [options.auth && options.auth.type !== "none" ? { [options.auth.type]: [] } : {}],
   };
+}
+
+/** The scheme of serve's auth, named as its type; none under `auth: none`. */
+function securitySchemes(
+  auth: ServeAuth | undefined,
+): Pick<OpenApiDocument["components"], "securitySchemes"> {
+  if (!auth || auth.type === "none") return {};
+  return { securitySchemes: { [auth.type]: { type: "http", scheme: auth.type } } };
 }
 
 function pathItem(path: string): OpenApiPathItem {
@@ -122,30 +147,64 @@ function pathItem(path: string): OpenApiPathItem {
   };
 }
 
-function operation(definition: Definition, method: HttpMethod, operationId: string): OpenApiOperation {
+const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+
+function operation(definition: Definition, endpoint: Endpoint, operationId: string): OpenApiOperation {
+  const { method } = endpoint;
   const description = definition.description?.trim();
-  const json = (schema: JsonSchema) => ({ "application/json": { schema } });
-  const responses: OpenApiOperation["responses"] = definition.run_async
-    ? { "202": { description: "The run has started.", content: json(ref("RunStarted")) } }
-    : {
-        "200": { description: "The integration's output.", content: json({}) },
-        ...(method === "POST"
-          ? { "201": { description: "The integration's output.", content: json({}) } }
-          : {}),
-      };
-  responses.default = {
-    description: "An error: a problem serve answered itself, or the output of a failed run.",
-    content: { "application/problem+json": { schema: ref("Problem") }, ...json(ref("RunFailure")) },
-  };
+  const parameters = queryParameters(endpoint.params);
   return {
     operationId,
     summary: description?.split("\n", 1)[0] || definition.name,
     ...(description ? { description } : {}),
+    ...(parameters.length ? { parameters } : {}),
     ...(bodyMethods.has(method)
       ? { requestBody: { required: false, content: json(definition.request_schema ?? {}) } }
       : {}),
-    responses,
+    responses: responsesOf(definition, endpoint),
   };
+}
+
+/**
+ * What an operation answers: what the endpoint declares, by status; else 200 (the default) and, for a
+ * POST, 201, or 202 for an asynchronous one; and for every other status serve's own problem or a failed
+ * run's default output.
+ */
+function responsesOf(definition: Definition, endpoint: Endpoint): OpenApiOperation["responses"] {
+  const declared = Object.entries(endpoint.responses ?? {});
+  const responses: OpenApiOperation["responses"] = {};
+  if (definition.run_async) {
+    responses["202"] = { description: "The run has started.", content: json(ref("RunStarted")) };
+  } else if (!declared.some(([status]) => status.startsWith("2"))) {
+    responses["200"] = { description: "The integration's output.", content: json({}) };
+    if (endpoint.method === "POST")
+      responses["201"] = { description: "The integration's output.", content: json({}) };
+  }
+  for (const [status, { description, schema }] of declared) {
+    responses[status] = { description, content: json(schema ?? {}) };
+  }
+  responses.default ??= {
+    description: "An error: a problem serve answered itself, or the output of a failed run.",
+    content: { "application/problem+json": { schema: ref("Problem") }, ...json(ref("RunFailure")) },
+  };
+  return responses;
+}
+
+/** Each property of an endpoint's `params` schema as a query parameter, required as the schema says. */
+function queryParameters(params: Endpoint["params"]): OpenApiQueryParameter[] {
+  const properties = params?.properties;
+  if (!params || typeof properties !== "object" || properties === null) return [];
+  const required = new Set(Array.isArray(params.required) ? params.required : []);
+  return Object.entries(properties as Record<string, JsonSchema>).map(([name, schema]) => {
+    const description = typeof schema === "object" ? schema.description : undefined;
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      ...(typeof description === "string" ? { description } : {}),
+      schema,
+    };
+  });
 }
 
 /** `base`, or `base.2`, `base.3` … when an operation already has it: operation ids are unique. */

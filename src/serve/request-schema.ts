@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { createRequestSchemaCompiler } from "../definition/request-schema.js";
-import type { Definition } from "../definition/types.js";
+import type { Definition, Endpoint } from "../definition/types.js";
 import { scrubError } from "../engine/scrub-error.js";
 import { BassError } from "../errors.js";
 import type { ProblemError } from "./problem.js";
@@ -25,24 +25,47 @@ export function compileRequestSchemas(
   let compile: ReturnType<typeof createRequestSchemaCompiler> | undefined;
   for (const definition of definitions) {
     if (definition.request_schema === undefined) continue;
-    let validate: ValidateFunction;
-    try {
-      compile ??= createRequestSchemaCompiler();
-      validate = compile(definition.request_schema);
-    } catch (caught) {
-      const error = scrubError(caught, secrets);
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new BassError(
-        "DEFINITION_INVALID",
-        `${definition.name}: request_schema cannot be compiled: ${reason}`,
-        { cause: error },
-      );
-    }
-    validators.set(definition.name, (payload) =>
-      validate(payload) ? [] : (validate.errors ?? []).slice(0, maxSchemaErrors).map(toProblemError),
-    );
+    compile ??= createRequestSchemaCompiler();
+    const what = `${definition.name}: request_schema`;
+    validators.set(definition.name, compileChecked(compile, definition.request_schema, what, secrets));
   }
   return validators;
+}
+
+/**
+ * A compiler of endpoints' `params` into validators of a request's query (its values coerced to the
+ * schema's types, on a copy: the run sees the query as it came). Compiled as the set loads, as above.
+ */
+export function createParamsCompiler(
+  secrets: readonly string[] = [],
+): (definition: Definition, endpoint: Endpoint) => RequestSchemaValidator | undefined {
+  let compile: ReturnType<typeof createRequestSchemaCompiler> | undefined;
+  return (definition, endpoint) => {
+    if (endpoint.params === undefined) return undefined;
+    compile ??= createRequestSchemaCompiler({ coerceTypes: true });
+    const what = `${definition.name}: the params of ${endpoint.method} ${endpoint.path}`;
+    const validate = compileChecked(compile, endpoint.params, what, secrets);
+    return (query) => validate(structuredClone(query));
+  };
+}
+
+/** The validator of `schema`; a schema ajv cannot compile is DEFINITION_INVALID, its message masked. */
+function compileChecked(
+  compile: ReturnType<typeof createRequestSchemaCompiler>,
+  schema: Record<string, unknown> | boolean,
+  what: string,
+  secrets: readonly string[],
+): RequestSchemaValidator {
+  let validate: ValidateFunction;
+  try {
+    validate = compile(schema);
+  } catch (caught) {
+    const error = scrubError(caught, secrets);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BassError("DEFINITION_INVALID", `${what} cannot be compiled: ${reason}`, { cause: error });
+  }
+  return (payload) =>
+    validate(payload) ? [] : (validate.errors ?? []).slice(0, maxSchemaErrors).map(toProblemError);
 }
 
 /** An ajv error as an RFC 9457 error: a JSON pointer into the body (as a URI fragment) and ajv's message. */

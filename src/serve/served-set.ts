@@ -6,7 +6,11 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { workerCount } from "../pool/worker-count.js";
 import { openProject, type Project } from "../project/open.js";
 import { isBlocking } from "../project/usable.js";
-import { compileRequestSchemas, type RequestSchemaValidator } from "./request-schema.js";
+import {
+  compileRequestSchemas,
+  createParamsCompiler,
+  type RequestSchemaValidator,
+} from "./request-schema.js";
 import { createRouter, type Router } from "./routes.js";
 
 /** Serve's settings with the defaults of the project file's reference. */
@@ -26,13 +30,19 @@ export interface ServeSettings {
   maxConnections: number;
 }
 
+/** What an endpoint's route leads to: its integration, and the check of its query when it declares `params`. */
+export interface EndpointTarget {
+  integration: CompiledIntegration;
+  checkParams: RequestSchemaValidator | undefined;
+}
+
 /** One loaded set of integrations: what a request is routed to. `--watch` swaps it whole. */
 export interface ServedSet {
   /** The project as opened: its folder, config, secrets (masked by value in every record) and run limits. */
   project: Project;
   settings: ServeSettings;
   definitions: Definition[];
-  router: Router<CompiledIntegration>;
+  router: Router<EndpointTarget>;
   requestSchemas: ReadonlyMap<string, RequestSchemaValidator>;
   /** Warnings of the last load (errors keep a set from loading). */
   warnings: Issue[];
@@ -55,11 +65,12 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
     (loaded) => loaded.value.active !== false && (loaded.value.endpoints ?? []).length > 0,
   );
   const compiled = served.map((loaded) => project.compile(loaded));
+  const compileParams = createParamsCompiler(project.secrets);
   const routes = compiled.flatMap((integration) =>
     (integration.definition.endpoints ?? []).map((endpoint) => ({
       method: endpoint.method,
       path: endpoint.path,
-      target: integration,
+      target: { integration, checkParams: compileParams(integration.definition, endpoint) },
     })),
   );
   const definitions = served.map((loaded) => loaded.value);

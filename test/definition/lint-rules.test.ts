@@ -218,6 +218,12 @@ const cases: RuleCase[] = [
     passes: "name: a\nrequest_schema:\n  properties:\n    pattern: { type: string, pattern: '[A-Z]' }\n",
   },
   {
+    rule: "request-schema",
+    trips: "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: count }\n",
+    at: [7, 18],
+    passes: "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: integer }\n",
+  },
+  {
     rule: "duplicate-value-mapping-set",
     trips: "name: a\nvalue_mapping_sets:\n  - { name: s, mappings: [] }\n  - { name: s, mappings: [] }\n",
     at: [4, 7],

@@ -40,7 +40,7 @@ const keys = {
     validation_rules: true,
     service_requests: true,
   } satisfies Keys<Definition>,
-  endpoint: { method: true, path: true } satisfies Keys<Endpoint>,
+  endpoint: { method: true, path: true, params: true, responses: true } satisfies Keys<Endpoint>,
   valueMappingSet: {
     name: true,
     case_sensitive: true,

@@ -749,3 +749,35 @@ describe("serve's edge (Host and Origin)", () => {
     expect(reply.status).toBe(201);
   });
 });
+
+describe("an endpoint's params", () => {
+  const listed = `name: listed
+endpoints:
+  - method: GET
+    path: /listed
+    params:
+      type: object
+      required: [account]
+      properties:
+        account: { type: string, minLength: 1 }
+        limit: { type: integer, minimum: 1 }
+on_success_hook: "output.payload = { params: input.params }"
+`;
+
+  it("answers a query that does not match them 400, pointing at each parameter, and runs nothing", async () => {
+    const { send, history } = await createServe({ files: { "integrations/listed.yaml": listed } });
+    const reply = await send("GET", "/listed?limit=zero");
+    expectProblem(reply, 400);
+    const pointers = (json(reply).errors as { pointer: string }[]).map((error) => error.pointer);
+    expect(pointers.sort()).toEqual(["#/account", "#/limit"]);
+    await history.flush();
+    expect(await history.list({ integration: "listed" })).toEqual([]);
+  });
+
+  it("lets a matching query in, as text: the run sees it as it came", async () => {
+    const { send } = await createServe({ files: { "integrations/listed.yaml": listed } });
+    const reply = await send("GET", "/listed?account=A1&limit=5");
+    expect(reply.status).toBe(200);
+    expect(json(reply)).toEqual({ params: { account: "A1", limit: "5" } });
+  });
+});

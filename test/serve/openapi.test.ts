@@ -230,3 +230,61 @@ describe("createOpenApiDocument", () => {
     );
   });
 });
+
+describe("what endpoints declare", () => {
+  const declared: Definition = {
+    name: "customers.retrieve",
+    endpoints: [
+      {
+        method: "GET",
+        path: "/customers",
+        params: {
+          type: "object",
+          required: ["customer_id"],
+          properties: { customer_id: { type: "string", description: "The id" }, limit: { type: "integer" } },
+        },
+        responses: {
+          "200": { description: "The customer", schema: { type: "object", required: ["customer_id"] } },
+          "404": { description: "No such customer" },
+        },
+      },
+    ],
+  };
+
+  it("lists params as query parameters and the declared responses beside the default", () => {
+    const document = createOpenApiDocument([declared]);
+    const operation = document.paths["/customers"]?.get;
+    expect(operation?.parameters).toEqual([
+      {
+        name: "customer_id",
+        in: "query",
+        required: true,
+        description: "The id",
+        schema: { type: "string", description: "The id" },
+      },
+      { name: "limit", in: "query", required: false, schema: { type: "integer" } },
+    ]);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(["200", "404", "default"]);
+    expect(operation?.responses["200"]?.content?.["application/json"]?.schema).toEqual({
+      type: "object",
+      required: ["customer_id"],
+    });
+    expect(validateOpenApi(document), JSON.stringify(validateOpenApi.errors)).toBe(true);
+  });
+
+  it.each([
+    ["bearer", { type: "bearer" as const, tokens: ["t"] }],
+    ["basic", { type: "basic" as const, users: { ada: "x" } }],
+  ])("publishes the %s scheme of serve.auth, and requires it", (name, auth) => {
+    const document = createOpenApiDocument([declared], { auth });
+    expect(document.components.securitySchemes).toEqual({ [name]: { type: "http", scheme: name } });
+    expect(document.security).toEqual([{ [name]: [] }]);
+    expect(validateOpenApi(document)).toBe(true);
+  });
+
+  it("says no credential is needed under auth none", () => {
+    const document = createOpenApiDocument([declared], { auth: { type: "none" } });
+    expect(document.components.securitySchemes).toBeUndefined();
+    expect(document.security).toEqual([{}]);
+  });
+});

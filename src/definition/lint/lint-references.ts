@@ -49,6 +49,11 @@ export function lintReferences(loaded: LoadedDefinition, context: ReferenceConte
     for (const problem of requestSchemaProblems(schema))
       report("request-schema", problem.message, problem.at);
   }
+  for (const [endpoint, index] of objectItems(definition.endpoints)) {
+    if (!context.requestSchemas || !isObject(endpoint.params)) continue;
+    for (const problem of requestSchemaProblems(endpoint.params, ["endpoints", index, "params"]))
+      report("request-schema", problem.message, problem.at);
+  }
 
   for (const [mask, index] of objectItems(definition.masks)) {
     checkServiceRequest(["masks", index], mask.type, mask.service_request, names, report);
