@@ -219,9 +219,11 @@ const cases: RuleCase[] = [
   },
   {
     rule: "request-schema",
-    trips: "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: count }\n",
+    trips:
+      "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: count }\n",
     at: [7, 18],
-    passes: "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: integer }\n",
+    passes:
+      "name: a\nendpoints:\n  - method: GET\n    path: /a\n    params:\n      properties:\n        limit: { type: integer }\n",
   },
   {
     rule: "duplicate-value-mapping-set",
