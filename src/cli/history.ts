@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isSeq, parseDocument, stringify } from "yaml";
 import type { Env } from "../definition/load.js";
 import type { RunRecord } from "../engine/record.js";
@@ -58,7 +59,7 @@ export async function runHistoryPromote(
   }
   const path = resolve(options.cwd, options.out);
   if (!existsSync(path)) {
-    const header = `# yaml-language-server: $schema=${schemaComment}\n`;
+    const header = `# yaml-language-server: $schema=${schemaFrom(dirname(path))}\n`;
     await writeFileAtomic(path, header + stringify({ integration: record.integration, cases: [testCase] }));
   } else {
     const doc = parseDocument(readFileSync(path, "utf8"));
@@ -81,8 +82,15 @@ export async function runHistoryPromote(
   return 0;
 }
 
-// Test files point editors at the published schema, as definitions do.
-const schemaComment = "node_modules/bass/schema/test.schema.json";
+/**
+ * The test schema this bass ships, as a path from `folder`, where an editor resolves the `$schema`
+ * comment: `../node_modules/bass/schema/test.schema.json` from a project's `tests/`. Both dist/cli and the
+ * bundle's dist/cli-bundle are two folders below the package.
+ */
+function schemaFrom(folder: string): string {
+  const schema = fileURLToPath(new URL("../../schema/test.schema.json", import.meta.url));
+  return relative(folder, schema).split(sep).join("/");
+}
 
 /** A run of the history; its id is checked before anything reads a file, as an id becomes part of a path. */
 async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> {

@@ -73,8 +73,9 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
       return [`${level}: ${preview(item.data)}`];
     }
     case "FAILURE": {
-      const { code, message, cell, line } = item.error;
-      const where = [cell, line === undefined ? undefined : `line ${line}`].filter(Boolean).join(", ");
+      const { code, message, cell, file, line } = item.error;
+      const place = line === undefined ? undefined : file ? `${file}:${line}` : `line ${line}`;
+      const where = [cell, place].filter(Boolean).join(", ");
       return [paint.red(cut(`${oneLine(code)}: ${oneLine(message)}${where ? ` (${oneLine(where)})` : ""}`))];
     }
     case "OUTPUT": {

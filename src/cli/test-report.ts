@@ -1,7 +1,7 @@
 import { Chalk } from "chalk";
 import type { CaseResult } from "../testing/run-tests.js";
 import type { TestReporter } from "./choices.js";
-import { escapeXml } from "./formats/escape-xml.js";
+import { escapeXml, escapeXmlAttribute } from "./formats/escape-xml.js";
 
 export interface FormatTestReportOptions {
   color: boolean;
@@ -80,7 +80,7 @@ function formatJunit(results: readonly CaseResult[], options: FormatTestReportOp
     const failures = cases.filter((result) => result.status === "failed").length;
     const time = cases.reduce((sum, result) => sum + result.duration_ms, 0);
     const body = cases.map((result) => {
-      const open = `    <testcase classname="${escapeXml(result.integration)}" name="${escapeXml(result.name)}" time="${seconds(result.duration_ms)}"`;
+      const open = `    <testcase classname="${escapeXmlAttribute(result.integration)}" name="${escapeXmlAttribute(result.name)}" time="${seconds(result.duration_ms)}"`;
       if (result.status === "passed") return `${open}/>`;
       const text = [
         ...result.differences.map((d) => `${d.path}: ${d.message}`),
@@ -89,10 +89,10 @@ function formatJunit(results: readonly CaseResult[], options: FormatTestReportOp
       const message = result.differences[0]
         ? `${result.differences[0].path}: ${result.differences[0].message}`
         : "failed";
-      return `${open}>\n      <failure message="${escapeXml(message)}" type="expectation">${escapeXml(text)}</failure>\n    </testcase>`;
+      return `${open}>\n      <failure message="${escapeXmlAttribute(message)}" type="expectation">${escapeXml(text)}</failure>\n    </testcase>`;
     });
     return [
-      `  <testsuite name="${escapeXml(file)}" tests="${cases.length}" failures="${failures}" errors="0" time="${seconds(time)}">`,
+      `  <testsuite name="${escapeXmlAttribute(file)}" tests="${cases.length}" failures="${failures}" errors="0" time="${seconds(time)}">`,
       ...body,
       "  </testsuite>",
     ].join("\n");

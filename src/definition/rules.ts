@@ -34,3 +34,134 @@ export const rules = {
 } as const;
 
 export type RuleId = keyof typeof rules;
+
+/** What each rule checks at length, and how to fix what it finds: SARIF's `fullDescription` and `help`. */
+export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
+  "yaml-syntax": {
+    description:
+      "The file is not YAML (duplicate keys included). Only the first syntax error of a file is reported, since the parser's later complaints echo it.",
+    help: "Fix the YAML at the line shown: indent with spaces, not tabs; quote a value that holds `: ` or starts with a special character; give each key once.",
+  },
+  "file-unreadable": {
+    description:
+      "A definition or test file that cannot be read (missing, a folder, or without read permission).",
+    help: "Check that the path exists, is a file, and that the user running bass may read it.",
+  },
+  "schema-unknown-key": {
+    description: "A key the schema does not know. The schemas are closed, so a typo never passes silently.",
+    help: "Correct the key's spelling (the message suggests the nearest known key), or remove it.",
+  },
+  "schema-required": {
+    description: "A key the schema requires is missing.",
+    help: "Add the key named in the message.",
+  },
+  "schema-type": {
+    description: "A value has the wrong type (a list where an object belongs, a number where a string does).",
+    help: "Give the value the type the message names; quote a value that YAML reads as a number or boolean.",
+  },
+  "schema-enum": {
+    description: "A value is not one of the values the schema allows.",
+    help: "Use one of the allowed values listed in the message.",
+  },
+  "schema-format": {
+    description: "A value does not have the required form: a pattern, a range, or a length.",
+    help: "Change the value to the form the message describes.",
+  },
+  "integrations-missing": {
+    description: "A folder or glob of the project file's `integrations` matches no definition file.",
+    help: "Fix the folder or glob in the project file, or add definition files there.",
+  },
+  "env-unset": {
+    description:
+      "An `${env:NAME}` reference names a variable that is not set and has no default; run and serve refuse to start on it.",
+    help: "Set the variable in the environment, or give a default: `${env:NAME:-value}`.",
+  },
+  "cell-syntax": {
+    description: "A code cell is not valid JavaScript in strict mode.",
+    help: "Fix the JavaScript at the line and column shown; write multi-line cells as `|` blocks so lines match the file.",
+  },
+  "cell-forbidden": {
+    description:
+      "A code cell uses something cells do not have: `import`, `require`, `process`, `module` and the like.",
+    help: "Use the special functions cells are given instead, or move the work into an adapter module.",
+  },
+  "cell-code-from-string": {
+    description:
+      "A code cell makes code from a string (`eval`, `Function`, `x.constructor.constructor`). Cells run where code cannot be made from strings, so it fails when it runs.",
+    help: "Write the code in the cell itself.",
+  },
+  "unknown-formula-variable": {
+    description:
+      "A `service_request` key, or `x.request` / `x.response` in a cell, names a formula variable that no service request of the integration has.",
+    help: "Use the formula_variable of one of the integration's service requests, or add the service request.",
+  },
+  "unknown-value-mapping-set": {
+    description:
+      "A `value_mapping_set`, or `map_value('name', …)` with a literal name, names a set the integration does not have.",
+    help: "Use the name of one of the integration's value_mapping_sets, or add the set.",
+  },
+  "unknown-system": {
+    description: "A service request names a system that the project file does not have.",
+    help: "Add the system under `systems:` in the project file, or use one it has.",
+  },
+  "missing-service-request": {
+    description: "A REQUEST or RESPONSE mask or validation rule without a `service_request`.",
+    help: "Name the service request (its formula_variable) the mask or rule applies to.",
+  },
+  "duplicate-name": {
+    description: "Two integrations share a name; every integration's name must be unique in the project.",
+    help: "Rename one of them.",
+  },
+  "duplicate-formula-variable": {
+    description: "Two service requests of one integration share a formula variable.",
+    help: "Give each service request a formula_variable of its own.",
+  },
+  "duplicate-endpoint": {
+    description: "Two endpoints share a method and path (every `{param}` compares alike).",
+    help: "Change the method or path of one of them, or remove it.",
+  },
+  "endpoint-path": {
+    description:
+      "An endpoint under `/_bass` (serve's admin routes would shadow it), or a path naming one `{param}` twice.",
+    help: "Move the endpoint out of /_bass, or give each path parameter its own name.",
+  },
+  "request-schema": {
+    description:
+      "A `request_schema` or an endpoint's `params` that serve could not compile: not a JSON Schema 2020-12, a `pattern` that is not a regular expression, or a `$ref` into the schema that points at nothing.",
+    help: "Fix the keyword the message points at so the schema is valid JSON Schema 2020-12.",
+  },
+  "duplicate-value-mapping-set": {
+    description: "Two value mapping sets of one integration share a name.",
+    help: "Rename one of them.",
+  },
+  "mapping-source": {
+    description: "A field mapping needs exactly one of `literal` and `value`.",
+    help: "Keep either the literal or the value of the mapping.",
+  },
+  "loop-variable-scope": {
+    description: "A loop variable (`sritem`, `fidx`, `vritem`, `_`, `mitem`, …) used where it is not bound.",
+    help: "Use the variable only in the cells of the loop that binds it.",
+  },
+  "secret-literal": {
+    description:
+      "A literal that looks like a credential: an auth header, serve's tokens and passwords, a password in a URL, or a well-known key shape.",
+    help: "Take the value from the environment with `${env:NAME}`, and rotate the credential if it was committed.",
+  },
+  "http-mapping-required": {
+    description: "A service request on an http system needs `service_path` and `method` field mappings.",
+    help: "Add field mappings for service_path and method.",
+  },
+  "field-path": {
+    description:
+      "A field or mask path that cannot be parsed. Mask paths take names, indexes and `[*]`, not expressions.",
+    help: "Write the path as names and indexes, such as `payload.accounts[0].number` or `items[*].iban`.",
+  },
+  "case-source": {
+    description: "A test case with both `input` and `input_file`, or both `mocks` and `cassette`.",
+    help: "Keep one of the two.",
+  },
+  "duplicate-case": {
+    description: "Two cases of one test file share a name.",
+    help: "Give each case a name of its own.",
+  },
+};

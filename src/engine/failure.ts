@@ -46,10 +46,11 @@ export function recordError(state: RunState, error: unknown): FailureKind {
   const message = errorMessage(error);
   const cell = isBassError(error) ? error.cell : undefined;
   const line = isBassError(error) ? error.position?.line : undefined;
+  const file = line && isBassError(error) ? error.position?.file : undefined;
   const code = isBassError(error) ? error.code.toLowerCase() : "cell_error";
   addItem(state, {
     kind: "FAILURE",
-    error: { code, message, ...(cell ? { cell } : {}), ...(line ? { line } : {}) },
+    error: { code, message, ...(cell ? { cell } : {}), ...(file ? { file } : {}), ...(line ? { line } : {}) },
   });
   return kind;
 }

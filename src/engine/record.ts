@@ -30,6 +30,8 @@ export interface RunError {
   message: string;
   /** The cell that threw, e.g. `service_requests[0].field_mappings[2].value`. */
   cell?: string | undefined;
+  /** The definition file, as the process that ran it shows paths (relative to its working directory). */
+  file?: string | undefined;
   /** 1-based line of the definition file. */
   line?: number | undefined;
 }

@@ -128,6 +128,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
     recordLine: recordLine(result.record, storePayloads),
     record: task.returnRecord ? result.record : undefined,
     maskedPath: result.mask(path),
+    maskedTexts: task.maskTexts && result.mask(task.maskTexts),
     accepted: run.accepted,
   };
 }

@@ -26,6 +26,8 @@ export interface RunTask {
   choice?: AdapterChoice | undefined;
   /** The record is wanted as an object too (bass run prints it). */
   returnRecord?: boolean | undefined;
+  /** Texts to mask as the run masks its record (a test's expected values): they come back as `maskedTexts`. */
+  maskTexts?: string[] | undefined;
   /** Where an async run says it started (its 202) before it ends. */
   port?: MessagePort | undefined;
 }
@@ -57,6 +59,8 @@ export interface RunTaskResult {
   /** The record, when the task asked for it. */
   record?: RunRecord | undefined;
   maskedPath: string;
+  /** `maskTexts`, masked as the run's record is. */
+  maskedTexts?: string[] | undefined;
   /** Not the run's own end: its worker ended under it, or could not run it (a retry may run it). */
   retryable?: boolean | undefined;
   /** An async run's 202, also here: its start's message may come after its end. */

@@ -85,10 +85,12 @@ export async function runTests(
       const started = performance.now();
       const input = inputOf(job.entry, job.testCase);
       const choice = await adapterChoice(job.entry, job.testCase);
-      const record = runner
-        ? await runner.run(job.integration.name, input, choice)
-        : await runInThread(job.integration, input, choice, project, adapters);
-      results[index] = judgeCase(job.entry, job.testCase, record, performance.now() - started);
+      const expected = expectedTexts(job.testCase.expect);
+      const { record, maskedTexts } = runner
+        ? await runner.run(job.integration.name, input, choice, expected)
+        : await runInThread(job.integration, input, choice, project, adapters, expected);
+      const ms = performance.now() - started;
+      results[index] = maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
       history.write(record);
       options.onCaseDone?.(++done, jobs.length);
     });
@@ -107,14 +109,21 @@ async function runInThread(
   choice: AdapterChoice,
   project: Project,
   adapters: ProjectAdapters,
-): Promise<RunRecord> {
+  maskTexts: string[],
+): Promise<CaseRun> {
   const result = await runIntegration(integration, input, {
     ...project.limits,
     adapters: await adapters.resolverFor(choice),
     trigger: "test",
     secrets: project.secrets,
   });
-  return result.record;
+  return { record: result.record, maskedTexts: result.mask(maskTexts) };
+}
+
+/** A case's run: its record, and the case's expected values masked as the run masked its record. */
+interface CaseRun {
+  record: RunRecord;
+  maskedTexts: string[] | undefined;
 }
 
 /**
@@ -131,14 +140,57 @@ async function createWorkerRunner(
   const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers });
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
-    async run(integration: string, input: RunInput, choice: AdapterChoice): Promise<RunRecord> {
+    async run(
+      integration: string,
+      input: RunInput,
+      choice: AdapterChoice,
+      maskTexts: string[],
+    ): Promise<CaseRun> {
       if (choice.kind === "live")
         mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
-      const task = { version: 1, integration, input, trigger: "test" as const, choice, returnRecord: true };
+      const task = {
+        version: 1,
+        integration,
+        input,
+        trigger: "test" as const,
+        choice,
+        returnRecord: true,
+        maskTexts,
+      };
       const result = await pool.run({ ...task, mockcoreUrl: await mockcoreUrl });
-      return recordOf(result);
+      return { record: recordOf(result), maskedTexts: result.maskedTexts };
     },
     close: () => pool.close(),
+  };
+}
+
+/** Every text and number a case's expectations hold: the values a report may quote. */
+function expectedTexts(expect: unknown): string[] {
+  if (typeof expect === "string") return [expect];
+  if (typeof expect === "number") return [String(expect)];
+  if (expect === null || typeof expect !== "object") return [];
+  return Object.values(expect).flatMap(expectedTexts);
+}
+
+/**
+ * A result whose messages quote an expected value the run masks (a tax id a case expects in the clear)
+ * quote it masked: a report shows no value the record hides.
+ */
+function maskExpected(result: CaseResult, texts: string[], masked: string[] | undefined): CaseResult {
+  const hidden = texts.flatMap((text, index) => {
+    const mask = masked?.[index];
+    return mask !== undefined && mask !== text ? [[text, mask] as const] : [];
+  });
+  if (hidden.length === 0) return result;
+  const scrub = (message: string) =>
+    hidden.reduce((text, [value, mask]) => text.replaceAll(value, mask), message);
+  return {
+    ...result,
+    differences: result.differences.map((difference) => ({
+      ...difference,
+      message: scrub(difference.message),
+    })),
+    producedBy: result.producedBy.map(scrub),
   };
 }
 
@@ -167,7 +219,7 @@ function producedBy(record: RunRecord, differences: readonly Difference[]): stri
   const failures = record.items.flatMap((item) =>
     item.kind === "FAILURE"
       ? [
-          `item ${item.seq} FAILURE ${item.error.code}${item.error.cell ? ` in ${item.error.cell}` : ""}${item.error.line ? ` (line ${item.error.line})` : ""}: ${item.error.message}`,
+          `item ${item.seq} FAILURE ${item.error.code}${item.error.cell ? ` in ${item.error.cell}` : ""}${item.error.line ? ` (${item.error.file ? `${item.error.file}:` : "line "}${item.error.line})` : ""}: ${item.error.message}`,
         ]
       : item.kind === "VALIDATION_FAILURE"
         ? [`item ${item.seq} VALIDATION_FAILURE ${item.label}: ${item.message}`]

@@ -1,9 +1,11 @@
 import sarifSchema from "@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json" with { type: "json" };
 import { Ajv } from "ajv";
+import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import {
   createCodeFrame,
   escapeXml,
+  escapeXmlAttribute,
   type FormatIssueReportOptions,
   formatGithub,
   formatIssueReport,
@@ -290,6 +292,12 @@ describe("sarif", () => {
                     "shortDescription": {
                       "text": "A key that the schema does not know (the schema is closed, so typos never pass)."
                     },
+                    "fullDescription": {
+                      "text": "A key the schema does not know. The schemas are closed, so a typo never passes silently."
+                    },
+                    "help": {
+                      "text": "Correct the key's spelling (the message suggests the nearest known key), or remove it."
+                    },
                     "defaultConfiguration": {
                       "level": "error"
                     }
@@ -299,6 +307,12 @@ describe("sarif", () => {
                     "shortDescription": {
                       "text": "A service request names a system that the project file does not have."
                     },
+                    "fullDescription": {
+                      "text": "A service request names a system that the project file does not have."
+                    },
+                    "help": {
+                      "text": "Add the system under \`systems:\` in the project file, or use one it has."
+                    },
                     "defaultConfiguration": {
                       "level": "error"
                     }
@@ -307,6 +321,12 @@ describe("sarif", () => {
                     "id": "secret-literal",
                     "shortDescription": {
                       "text": "A literal that looks like a secret; take it from the environment with \${env:NAME}."
+                    },
+                    "fullDescription": {
+                      "text": "A literal that looks like a credential: an auth header, serve's tokens and passwords, a password in a URL, or a well-known key shape."
+                    },
+                    "help": {
+                      "text": "Take the value from the environment with \`\${env:NAME}\`, and rotate the credential if it was committed."
                     },
                     "defaultConfiguration": {
                       "level": "warning"
@@ -491,6 +511,20 @@ describe("escapeXml", () => {
     ["keeps ü, € and 😀", "keeps ü, € and 😀"],
   ])("escapes %j", (text, expected) => {
     expect(escapeXml(text)).toBe(expected);
+  });
+});
+
+describe("escapeXmlAttribute", () => {
+  it("keeps tabs and line breaks as character references, which attribute-value normalization leaves alone", () => {
+    expect(escapeXmlAttribute('a\tb\nc\rd "e"')).toBe("a&#9;b&#10;c&#13;d &quot;e&quot;");
+  });
+
+  it("reads back as the same text through an XML parser", () => {
+    const text = "line one\n\tindented <x> & 'y'";
+    const parsed = new XMLParser({ ignoreAttributes: false, htmlEntities: true }).parse(
+      `<a b="${escapeXmlAttribute(text)}"/>`,
+    );
+    expect(parsed.a["@_b"]).toBe(text);
   });
 });
 

@@ -138,7 +138,7 @@ describe("bass test: expectations", () => {
       1,
       [
         "expect.state: expected success, the run ended in failure",
-        "from item 2 FAILURE cell_error in on_success_hook (line 4): boom: on_success_hook: no customer id",
+        "from item 2 FAILURE cell_error in on_success_hook (integrations/boom.yaml:4): boom: on_success_hook: no customer id",
       ],
     ],
     [
@@ -314,6 +314,34 @@ cases:
     expect(empty.report.cases[0]?.produced_by).toEqual([
       'item 2 REQUEST core: none.json holds no exchange for service request "core" (POST /core/v1/persons)',
     ]);
+  });
+
+  it.each([
+    ["in a worker thread", {}],
+    ["on bass's own thread", { workers: 0 }],
+  ])("quotes an expected value the run masks masked, %s", async (_, serve) => {
+    const projectFile = `${defaultProjectFile}${"workers" in serve ? "serve:\n  workers: 0\n" : ""}`;
+    const dir = createProject(
+      {
+        "integrations/echo.masked.yaml": `name: echo.masked
+masks:
+  - type: INPUT
+    field: secret
+on_success_hook: "output.payload = { secret: input.payload.secret, other: 'x' }"
+`,
+        "tests/echo.test.yaml": oneCase(
+          "echo.masked",
+          `input: { payload: { secret: ${secret} } }\nexpect:\n  output: { payload: { secret: ${secret}, other: y } }`,
+        ),
+      },
+      projectFile,
+    );
+    for (const reporter of ["text", "json", "junit"]) {
+      const result = await runCli(["test", "--reporter", reporter], { cwd: dir, env: { NO_COLOR: "1" } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).not.toContain(secret);
+      expect(result.stdout).toContain("expect.output.payload.secret");
+    }
   });
 
   it("refuses a cassette that is not one (exit 2)", async () => {

@@ -638,3 +638,19 @@ describe("default failure outputs (SPEC §12)", () => {
     });
   });
 });
+
+describe("a FAILURE item", () => {
+  it("names the definition file, the cell and its line", async () => {
+    const definition = "name: a\nbefore_hook: |\n  const x = 1\n  throw new Error('boom')\n";
+    const result = await runDefinition(definition, { payload: {} });
+    expect(failures(result.record.items)).toEqual([
+      {
+        code: "cell_error",
+        message: expect.stringContaining("boom"),
+        cell: "before_hook",
+        file: "integrations/a.yaml",
+        line: 4,
+      },
+    ]);
+  });
+});

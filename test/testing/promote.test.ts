@@ -1,5 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { AdapterResponse } from "../../src/adapters/adapter.js";
@@ -213,6 +213,20 @@ async function runOnce(name: string, payload: unknown, args: string[] = []) {
 }
 
 describe("bass history promote", () => {
+  it("writes a $schema comment that resolves from the test file's own folder", async () => {
+    const { dir, runId } = await runOnce("greet", { name: "Ada", secret });
+    const out = join("tests", "deep", "t.test.yaml");
+    mkdirSync(join(dir, "tests", "deep"), { recursive: true });
+    const promoted = await runCli(["history", "promote", runId, "--out", out], { cwd: dir });
+    expect(promoted.code).toBe(0);
+    const first = readFileSync(join(dir, out), "utf8").split("\n", 1)[0] ?? "";
+    const schema = /\$schema=(.+)$/.exec(first)?.[1] ?? "";
+    expect(schema).not.toMatch(/^\//);
+    const resolved = resolve(dir, "tests", "deep", schema);
+    expect(existsSync(resolved)).toBe(true);
+    expect(JSON.parse(readFileSync(resolved, "utf8")).$id ?? resolved).toContain("test");
+  });
+
   it("promotes a run to a test file that bass test passes, and holds no masked value", async () => {
     const { dir, runId, day } = await runOnce("greet", { name: "Ada", secret });
     const promoted = await runCli(["history", "promote", runId, "--out", "t.test.yaml"], { cwd: dir });

@@ -1,5 +1,5 @@
 import type { Issue } from "../../definition/issue.js";
-import { escapeXml } from "./escape-xml.js";
+import { escapeXml, escapeXmlAttribute } from "./escape-xml.js";
 import type { FormatIssueReportOptions } from "./report-options.js";
 import { summarizeIssues } from "./summarize-issues.js";
 
@@ -14,12 +14,12 @@ export function formatJunit(issues: readonly Issue[], options: FormatJunitOption
   for (const [file, found] of files) {
     const cases =
       found.length === 0
-        ? [`    <testcase classname="${escapeXml(file)}" name="no problems"/>`]
+        ? [`    <testcase classname="${escapeXmlAttribute(file)}" name="no problems"/>`]
         : found.map((issue) => testcase(issue, fails(issue)));
     const failures = found.filter(fails).length;
     tests += cases.length;
     suites.push(
-      `  <testsuite name="${escapeXml(file)}" tests="${cases.length}" failures="${failures}" errors="0">`,
+      `  <testsuite name="${escapeXmlAttribute(file)}" tests="${cases.length}" failures="${failures}" errors="0">`,
       ...cases,
       "  </testsuite>",
     );
@@ -38,10 +38,10 @@ export function formatJunit(issues: readonly Issue[], options: FormatJunitOption
 // is a passing testcase: listed by name, its message in <system-out>, which reports show with the test.
 function testcase(issue: Issue, failed: boolean): string {
   const where = `${issue.line}:${issue.column}`;
-  const open = `    <testcase classname="${escapeXml(issue.file)}" name="${escapeXml(`${issue.rule} at ${where}`)}">`;
+  const open = `    <testcase classname="${escapeXmlAttribute(issue.file)}" name="${escapeXmlAttribute(`${issue.rule} at ${where}`)}">`;
   const text = escapeXml(`${issue.file}:${where} ${issue.message}`);
   const body = failed
-    ? `      <failure message="${escapeXml(issue.message)}" type="${issue.severity}">${text}</failure>`
+    ? `      <failure message="${escapeXmlAttribute(issue.message)}" type="${issue.severity}">${text}</failure>`
     : `      <system-out>${text}</system-out>`;
   return [open, body, "    </testcase>"].join("\n");
 }

@@ -1,7 +1,7 @@
 import { isAbsolute, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 import { hasFailures, type Issue, type Severity } from "../../definition/issue.js";
-import { type RuleId, rules } from "../../definition/rules.js";
+import { type RuleId, ruleHelp, rules } from "../../definition/rules.js";
 import type { FormatIssueReportOptions } from "./report-options.js";
 
 export type FormatSarifOptions = Pick<FormatIssueReportOptions, "toolVersion">;
@@ -22,6 +22,8 @@ export function formatSarif(issues: readonly Issue[], options: FormatSarifOption
             rules: used.map((id) => ({
               id,
               shortDescription: { text: rules[id] },
+              fullDescription: { text: ruleHelp[id].description },
+              help: { text: ruleHelp[id].help },
               defaultConfiguration: { level: defaultLevel(id, issues) },
             })),
           },

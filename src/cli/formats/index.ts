@@ -1,5 +1,5 @@
 export { type CodeFrameStyle, createCodeFrame } from "./code-frame.js";
-export { escapeXml } from "./escape-xml.js";
+export { escapeXml, escapeXmlAttribute } from "./escape-xml.js";
 export { formatGithub } from "./format-github.js";
 export {
   type FormatIssueReportOptions,
