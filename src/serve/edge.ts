@@ -61,8 +61,13 @@ export function checkOrigin(
   };
 }
 
+/** A name or IPv4 address with an optional port: most Host values, read without a URL parser. */
+const plainHost = /^([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)\.?(?::\d{1,5})?$/;
+
 /** The name of a `Host` value, lower case, without its port and brackets; undefined when it is none. */
 function hostName(host: string): string | undefined {
+  const plain = plainHost.exec(host)?.[1];
+  if (plain !== undefined) return plain.toLowerCase();
   const parsed = URL.parse(`http://${host.trim()}/`);
   if (!parsed || parsed.username || parsed.password || parsed.pathname !== "/") return undefined;
   const name = parsed.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
