@@ -81,26 +81,21 @@ const cases: [string, string, string, RequestInit, number][] = [
     201,
   ],
   ["a customer without fields", "POST", `${base}/customers`, { headers: json, body: "{}" }, 422],
-  [
-    "a new account",
+  ...(
+    [
+      ["a new account", "P000001", 201],
+      ["an account for an unknown customer", "P999999", 404],
+    ] as const
+  ).map(([name, customer, status]): [string, string, string, RequestInit, number] => [
+    name,
     "POST",
     `${base}/deposit-accounts`,
     {
       headers: json,
-      body: JSON.stringify({ customer_id: "P000001", product_type: "checking", currency: "USD" }),
+      body: JSON.stringify({ customer_id: customer, product_type: "checking", currency: "USD" }),
     },
-    201,
-  ],
-  [
-    "an account for an unknown customer",
-    "POST",
-    `${base}/deposit-accounts`,
-    {
-      headers: json,
-      body: JSON.stringify({ customer_id: "P999999", product_type: "checking", currency: "USD" }),
-    },
-    404,
-  ],
+    status,
+  ]),
   ...(["1.00", "99999999.00", "abc"] as const).map(
     (amount, index): [string, string, string, RequestInit, number] => [
       ["a transfer", "a transfer without the funds", "a transfer of a bad amount"][index] as string,
