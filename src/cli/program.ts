@@ -175,7 +175,7 @@ export function createProgram(context: ProgramContext): Command {
       .description("run the cases of *.test.yaml files and report them (SPEC §11)")
       .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
       .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
-      .option("--update", "write each case's actual output (masked) into its expect.output", false),
+      .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false),
   ).action(async (paths: string[], options: GlobalOptions & { reporter: TestReporter; update: boolean }) => {
     const { runTestCommand } = await import("./test.js");
     // A progress line only where a person watches: the process's own terminal.

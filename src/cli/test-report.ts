@@ -7,7 +7,8 @@ export interface FormatTestReportOptions {
   color: boolean;
   durationMs: number;
   /** `--update` wrote actual outputs into the cases. */
-  updated: boolean;
+  /** Cases whose expected output `--update` rewrote. */
+  updated: number;
 }
 
 /** The results of `bass test` for people (text), scripts (json) or CI test reports (junit). */
@@ -28,7 +29,11 @@ function counts(results: readonly CaseResult[]) {
 
 function toJson(results: readonly CaseResult[], options: FormatTestReportOptions) {
   return {
-    summary: { ...counts(results), duration_ms: Math.round(options.durationMs), updated: options.updated },
+    summary: {
+      ...counts(results),
+      duration_ms: Math.round(options.durationMs),
+      updated: options.updated > 0,
+    },
     cases: results.map(
       ({ file, integration, name, status, duration_ms, differences, producedBy, runId }) => ({
         file,
@@ -65,7 +70,7 @@ function formatText(results: readonly CaseResult[], options: FormatTestReportOpt
   const summary = `${passed} passed, ${failed} failed`;
   lines.push(
     "",
-    `${failed ? paint.red(summary) : paint.green(summary)} (${total} case${total === 1 ? "" : "s"}, ${Math.round(options.durationMs)} ms)${options.updated ? "; expected outputs updated" : ""}`,
+    `${failed ? paint.red(summary) : paint.green(summary)} (${total} case${total === 1 ? "" : "s"}, ${Math.round(options.durationMs)} ms)${options.updated ? `; ${options.updated} expected output${options.updated === 1 ? "" : "s"} updated` : ""}`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseDocument } from "yaml";
+import { isNode, parseDocument } from "yaml";
 import { listTestFiles } from "../definition/files.js";
 import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
 import { openProject } from "../project/open.js";
-import { expectedOutput, outputOf } from "../testing/expectations.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
+import { applyUpdates, outputDiffers, updatedOutput } from "../testing/update-cases.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { TestReporter } from "./choices.js";
 import type { Output } from "./output.js";
@@ -43,20 +43,20 @@ export async function runTestCommand(
     throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
 
   const started = performance.now();
+  const suite = { cwd: options.cwd, env: options.env, project, files };
   const { results, loaded } = await runTests({
-    cwd: options.cwd,
-    env: options.env,
-    project,
-    files,
+    ...suite,
     onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
   });
   options.progress?.("\r\u001b[K");
-  if (options.update) await updateCases(loaded, results);
+  const updated = options.update
+    ? await updateCases(loaded, results, async (only) => (await runTests({ ...suite, only })).results)
+    : 0;
   output.stdout(
     formatTestReport(options.reporter, results, {
       color: output.color,
       durationMs: performance.now() - started,
-      updated: options.update,
+      updated,
     }),
   );
   // After --update the outputs match; a case still fails on its other expectations.
@@ -65,26 +65,44 @@ export async function runTestCommand(
   return results.every((result) => result.status === "passed" || fixed(result)) ? 0 : 1;
 }
 
-/** `--update`: the actual output, masked, becomes each case's `expect.output`; comments and layout stay. */
-async function updateCases(loaded: readonly LoadedTests[], results: readonly CaseResult[]): Promise<void> {
+/**
+ * `--update`: each case whose expected output differs from what it answered expects that from now on,
+ * masked. Such a case runs once more, and a value the two runs answered differently (an id or time from a
+ * live system) is written as a `$type` matcher, so the next run passes too. Only those cases' outputs are
+ * rewritten, in place; a file with none is not touched. Returns how many cases changed.
+ */
+async function updateCases(
+  loaded: readonly LoadedTests[],
+  results: readonly CaseResult[],
+  rerun: (only: (file: string, name: string) => boolean) => Promise<CaseResult[]>,
+): Promise<number> {
+  const changed = results.filter(outputDiffers);
+  if (changed.length === 0) return 0;
+  const key = (file: string, name: string) => `${file}\u0000${name}`;
+  const wanted = new Set(changed.map((result) => key(result.file, result.name)));
+  const again = new Map(
+    (await rerun((file, name) => wanted.has(key(file, name)))).map((result) => [
+      key(result.file, result.name),
+      result,
+    ]),
+  );
   for (const entry of loaded) {
-    const doc = parseDocument(readFileSync(entry.path, "utf8"));
-    entry.tests.cases.forEach((testCase, index) => {
-      const result = results.find(
-        (candidate) => candidate.file === entry.file && candidate.name === testCase.name,
-      );
-      const output = result?.record && outputOf(result.record);
-      if (!output) return;
-      const path = ["cases", index, "expect", "output"];
-      const node = doc.createNode(expectedOutput(output));
-      // The comments around the old expectation stay with the new one.
-      const old = doc.getIn(path, true) as
-        | { comment?: string | null; commentBefore?: string | null }
-        | undefined;
-      if (old?.comment) node.comment = old.comment;
-      if (old?.commentBefore) node.commentBefore = old.commentBefore;
-      doc.setIn(path, node);
+    const mine = changed.filter((result) => result.file === entry.file);
+    if (mine.length === 0) continue;
+    const text = readFileSync(entry.path, "utf8");
+    const doc = parseDocument(text);
+    const updates = mine.map((result) => {
+      const index = entry.tests.cases.findIndex((testCase) => testCase.name === result.name);
+      const old = doc.getIn(["cases", index, "expect", "output"]);
+      const current = isNode(old) ? old.toJSON() : old;
+      return {
+        entry,
+        index,
+        output: updatedOutput(result, again.get(key(result.file, result.name)), current),
+      };
     });
-    await writeFileAtomic(entry.path, doc.toString());
+    const next = applyUpdates(text, updates);
+    if (next !== text) await writeFileAtomic(entry.path, next);
   }
+  return changed.length;
 }

@@ -31,6 +31,7 @@ export const rules = {
   "field-path": "A field path that cannot be parsed.",
   "case-source": "A test case with both input and input_file, or both mocks and cassette.",
   "duplicate-case": "Two cases of a test file share a name.",
+  "test-matcher": "A $type or $match matcher in a test's expectations that cannot match.",
 } as const;
 
 export type RuleId = keyof typeof rules;
@@ -163,5 +164,10 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
   "duplicate-case": {
     description: "Two cases of one test file share a name.",
     help: "Give each case a name of its own.",
+  },
+  "test-matcher": {
+    description:
+      "A matcher in a test's expectations that cannot match: a `$type` that is not one of string, number, integer, boolean, object, array and null, or a `$match` that is not a regular expression.",
+    help: "Name one of the types, or fix the regular expression.",
   },
 };

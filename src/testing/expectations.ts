@@ -1,4 +1,5 @@
 import type { Item, OutputData, RunRecord } from "../engine/record.js";
+import { isMatcher, type Matcher, matches } from "./matchers.js";
 import type { Expectations } from "./test-file.js";
 
 /** One way a run differs from what its case expects. */
@@ -54,6 +55,11 @@ export function isSubset(expected: unknown, actual: unknown): boolean {
 }
 
 function compareSubset(expected: unknown, actual: unknown, path: string, differences: Difference[]): void {
+  if (isMatcher(expected)) {
+    if (!matches(expected, actual))
+      differences.push({ path, message: `expected ${describeMatcher(expected)}, got ${describe(actual)}` });
+    return;
+  }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) {
       differences.push({ path, message: `expected ${describe(expected)}, got ${describe(actual)}` });
@@ -132,6 +138,12 @@ export function expectedOutput(output: OutputData): Partial<OutputData> {
     ...(Object.keys(output.headers).length ? { headers: output.headers } : {}),
     payload,
   };
+}
+
+function describeMatcher(matcher: Matcher): string {
+  if ("$type" in matcher) return `a value of type ${matcher.$type}`;
+  if ("$match" in matcher) return `a string matching /${matcher.$match}/`;
+  return "any value";
 }
 
 function describe(value: unknown): string {

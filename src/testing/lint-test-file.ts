@@ -1,5 +1,6 @@
 import type { Issue } from "../definition/issue.js";
 import { type LoadedFile, type LoadOptions, loadFile } from "../definition/load.js";
+import { isMatcher, matcherTypes } from "./matchers.js";
 import type { TestFile } from "./test-file.js";
 
 /** A test file as `validate` and `test` read it: its schema findings and the rules across its cases. */
@@ -34,6 +35,28 @@ function lintTestFile(file: LoadedFile<TestFile>): Issue[] {
         "name",
       ]);
     names.add(testCase.name);
+    for (const [at, problem] of matcherProblems(testCase.expect, ["cases", index, "expect"]))
+      report("test-matcher", problem, at);
   }
   return issues;
+}
+
+/** Matchers that cannot match: a `$type` no value has, a `$match` that is no regular expression. */
+function matcherProblems(value: unknown, at: (string | number)[]): [(string | number)[], string][] {
+  if (value === null || typeof value !== "object") return [];
+  if (isMatcher(value)) {
+    if ("$type" in value && !(matcherTypes as readonly string[]).includes(String(value.$type)))
+      return [[[...at, "$type"], `$type must be one of ${matcherTypes.join(", ")}`]];
+    if ("$match" in value) {
+      try {
+        new RegExp(String(value.$match), "u");
+      } catch (error) {
+        return [[[...at, "$match"], `$match is not a regular expression: ${(error as Error).message}`]];
+      }
+    }
+    return [];
+  }
+  return Object.entries(value).flatMap(([key, item]) =>
+    matcherProblems(item, [...at, Array.isArray(value) ? Number(key) : key]),
+  );
 }

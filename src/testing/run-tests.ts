@@ -44,6 +44,8 @@ export interface RunTestsOptions {
   /** Worker threads the cases run in (default: as `serve.workers`); 0 runs them on bass's own thread. */
   workers?: number;
   onCaseDone?: (done: number, total: number) => void;
+  /** Runs only the cases it accepts, by test file (as shown) and case name. */
+  only?: ((file: string, name: string) => boolean) | undefined;
 }
 
 export interface LoadedTests {
@@ -67,11 +69,13 @@ export async function runTests(
     return project.compile(definition);
   };
   const jobs = loaded.flatMap((entry) =>
-    entry.tests.cases.map((testCase) => ({
-      entry,
-      testCase,
-      integration: integrationOf(entry.tests.integration, entry.file),
-    })),
+    entry.tests.cases
+      .filter((testCase) => options.only?.(entry.file, testCase.name) ?? true)
+      .map((testCase) => ({
+        entry,
+        testCase,
+        integration: integrationOf(entry.tests.integration, entry.file),
+      })),
   );
 
   const history = openHistory(project);

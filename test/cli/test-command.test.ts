@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import type { RunRecord } from "../../src/engine/record.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const masked = "XXXXXXXXXXXX";
+const samples = join(import.meta.dirname, "../../samples");
 const taxId = "123-45-6789";
 const secret = "s3cr3t-value-77";
 
@@ -404,7 +405,7 @@ cases:
     expect(updated.stderr).toBe("");
     expect(updated.code).toBe(0);
     expect(updated.stdout.trimEnd().split("\n").at(-1)).toMatch(
-      /^1 passed, 1 failed \(2 cases, \d+ ms\); expected outputs updated$/,
+      /^1 passed, 1 failed \(2 cases, \d+ ms\); 1 expected output updated$/,
     );
 
     const text = readFileSync(join(dir, "tests/greet.test.yaml"), "utf8");
@@ -421,14 +422,57 @@ cases:
       output: { status: 201, payload: { hello: "Ada", secret: masked } },
       items: [{ kind: "REQUEST", label: "t" }],
     });
-    expect(file.cases[1]?.expect).toEqual({
-      output: { status: 201, payload: { hello: "Grace", secret: null } },
-    });
+    // A case without an expected output expects none still; every other byte of the file is as written.
+    expect(file.cases[1]?.expect).toBeUndefined();
+    expect(text).toBe(
+      commented.replace(
+        "output: { status: 200, payload: { hello: Bob } }",
+        `output: { status: 201, payload: { hello: Ada, secret: ${masked} } }`,
+      ),
+    );
     expect(text.match(new RegExp(secret, "g"))).toHaveLength(1);
 
     const again = await runCli(["test"], { cwd: dir });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/\n2 passed, 0 failed \(2 cases, \d+ ms\)\n$/);
+  });
+
+  it("leaves a passing suite byte for byte as it was", async () => {
+    const dir = createTempDir();
+    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    const before = readFileSync(join(dir, "tests/customers.create.test.yaml"), "utf8");
+    const updated = await runCli(["test", "--update"], { cwd: dir });
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).not.toContain("updated");
+    for (const name of readdirSync(join(samples, "tests")))
+      expect(readFileSync(join(dir, "tests", name), "utf8")).toBe(
+        readFileSync(join(samples, "tests", name), "utf8"),
+      );
+    expect(before).toContain("creates a customer in the embedded mock core");
+  });
+
+  it("writes what a live system gives anew as a $type matcher, and the next run passes", async () => {
+    const dir = createTempDir();
+    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    const file = join(dir, "tests/customers.create.test.yaml");
+    const written = readFileSync(file, "utf8");
+    const wrong = written.replace(
+      "output: { status: 201, payload: { status: active } }",
+      "output: { status: 201, payload: { status: pending } }",
+    );
+    expect(wrong).not.toBe(written);
+    writeFileSync(file, wrong);
+    const updated = await runCli(["test", "tests/customers.create.test.yaml", "--update"], { cwd: dir });
+    expect(updated.code).toBe(0);
+    const text = readFileSync(file, "utf8");
+    expect(text).toBe(
+      written.replace(
+        "output: { status: 201, payload: { status: active } }",
+        "output: { status: 201, payload: { customer_id: { $type: string }, status: active, created_at: { $type: string } } }",
+      ),
+    );
+    const again = await runCli(["test"], { cwd: dir });
+    expect(again.code).toBe(0);
   });
 
   it("still fails a case whose other expectations do not hold", async () => {

@@ -17,3 +17,21 @@ describe("a case with two sources of the same thing", () => {
     expect(result.stderr.split("\n")[1]).toMatch(names);
   });
 });
+
+describe("a matcher that cannot match", () => {
+  it.each([
+    ["{ $type: text }", /\$type must be one of string, number, integer/, "5:34"],
+    ["{ $match: '[' }", /\$match is not a regular expression/, "5:34"],
+  ])("is a test-matcher error at its place: %s", async (matcher, message, where) => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/hello.yaml": "name: hello\n",
+      "t.test.yaml": `integration: hello\ncases:\n  - name: a\n    expect:\n      output: { payload: { id: ${matcher} } }\n`,
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toContain(where);
+    expect(result.stdout + result.stderr).toMatch(message);
+    expect(result.stdout + result.stderr).toContain("test-matcher");
+  });
+});
