@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
-import { formatIssueList } from "../project/usable.js";
+import { formatBroken, formatIssueList } from "../project/usable.js";
 import { createOpenApiDocument } from "../serve/openapi.js";
 import { loadServedSet } from "../serve/served-set.js";
 import { writeFileAtomic } from "../write-atomic.js";
@@ -23,7 +23,8 @@ export async function runOpenApi(options: OpenApiCommandOptions, output: Output)
       `the project cannot be described until these are fixed:\n${formatIssueList(loaded.issues)}`,
     );
   }
-  const { settings, definitions } = loaded.set;
+  const { settings, definitions, broken } = loaded.set;
+  output.stderr(formatBroken(broken));
   const document = createOpenApiDocument(definitions, {
     title: "bass",
     serverUrl: `http://${settings.host}:${settings.port}`,

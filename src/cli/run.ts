@@ -13,7 +13,7 @@ import {
 } from "../project/adapters.js";
 import { openProjectCache, type ProjectCache } from "../project/cache.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
-import { assertUsable, formatWarnings } from "../project/usable.js";
+import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
 import { readRunInput } from "./run-input.js";
@@ -43,8 +43,13 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     definitions: { name },
     cache: true,
   });
-  assertUsable(project.issues, `integration ${name}`);
-  output.stderr(formatWarnings(project.issues));
+  // Another definition's findings are its own: this run needs the project file and its definition only.
+  const own = issuesOf(project.issues, [
+    project.file.file,
+    ...project.definitions.map((loaded) => loaded.file),
+  ]);
+  assertUsable(own, `integration ${name}`);
+  output.stderr(formatWarnings(own));
 
   const input = await readRunInput(options);
   const integration = project.compile(project.definitions[0] as LoadedDefinition);

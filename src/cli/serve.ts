@@ -1,5 +1,5 @@
 import type { Env } from "../definition/load.js";
-import { formatWarnings } from "../project/usable.js";
+import { formatBroken, formatWarnings } from "../project/usable.js";
 import { createServeApp, type ServeApp } from "../serve/app.js";
 import { createBatch } from "../serve/batch.js";
 import { createErrorLog } from "../serve/problem.js";
@@ -47,7 +47,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     throw error;
   }
   const set = app.current();
-  output.stderr(formatWarnings(set.warnings));
+  output.stderr(formatWarnings(set.warnings) + formatBroken(set.broken));
   // Log lines written together every 10 ms at most: one write for a burst of requests.
   const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
   const server = await startServer({
@@ -72,8 +72,10 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   const watcher = options.watch
     ? watchProject(set, async () => {
         const outcome = await app.reload();
-        if (outcome.ok) output.stdout(`reloaded: ${describeEndpoints(outcome.set)}\n`);
-        else
+        if (outcome.ok) {
+          output.stdout(`reloaded: ${describeEndpoints(outcome.set)}\n`);
+          output.stderr(formatBroken(outcome.set.broken));
+        } else
           output.stderr(
             `the changed project does not validate; still serving the last good set:\n${outcome.why}\n`,
           );

@@ -5,6 +5,7 @@ import { listTestFiles } from "../definition/files.js";
 import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
 import { openProject } from "../project/open.js";
+import { brokenFiles, formatBroken } from "../project/usable.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
 import { applyUpdates, outputDiffers, updatedOutput } from "../testing/update-cases.js";
 import { writeFileAtomic } from "../write-atomic.js";
@@ -42,9 +43,10 @@ export async function runTestCommand(
   if (files.length === 0)
     throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
 
+  output.stderr(formatBroken(brokenFiles(project.definitions, project.issues)));
   const started = performance.now();
   const suite = { cwd: options.cwd, env: options.env, project, files };
-  const { results, loaded } = await runTests({
+  const { results, loaded, blocked } = await runTests({
     ...suite,
     onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
   });
@@ -52,13 +54,19 @@ export async function runTestCommand(
   const updated = options.update
     ? await updateCases(loaded, results, async (only) => (await runTests({ ...suite, only })).results)
     : 0;
-  output.stdout(
-    formatTestReport(options.reporter, results, {
-      color: output.color,
-      durationMs: performance.now() - started,
-      updated,
-    }),
-  );
+  // No case could run: the reasons below are all there is to report.
+  if (results.length > 0 || blocked.length === 0) {
+    output.stdout(
+      formatTestReport(options.reporter, results, {
+        color: output.color,
+        durationMs: performance.now() - started,
+        updated,
+      }),
+    );
+  }
+  // The cases that could run ran; the test files that could not are the user's to fix, as usage errors.
+  for (const { file, why } of blocked) output.stderr(`bass: ${file}: ${why}\n`);
+  if (blocked.length) return 2;
   // After --update the outputs match; a case still fails on its other expectations.
   const fixed = (result: CaseResult) =>
     options.update && result.differences.every((difference) => difference.path.startsWith("expect.output"));

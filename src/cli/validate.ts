@@ -14,7 +14,9 @@ import { lintPaths } from "../definition/lint/lint-paths.js";
 import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { suggestion } from "../suggest.js";
 import { loadTestFile } from "../testing/lint-test-file.js";
+import type { TestFile } from "../testing/test-file.js";
 import { formatIssueReport, type IssueFormat } from "./formats/index.js";
 import type { Output } from "./output.js";
 
@@ -61,6 +63,11 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     ...load,
     context: createReferenceContext(config),
   });
+  // Every definition of the project was read: a test file's integration must be one of them.
+  if (paths.length === 0) {
+    const names = lints.flatMap((lint) => (lint.name === undefined ? [] : [lint.name]));
+    configIssues.push(...tests.flatMap((test) => unknownIntegration(test.file, names)));
+  }
   const issues = collectIssues(configIssues, lints);
   const sources = new Map(
     lints.flatMap((lint) => (lint.text === undefined ? [] : [[lint.file, lint.text] as const])),
@@ -81,6 +88,21 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     }),
   );
   return hasFailures(issues, options.strict) ? 1 : 0;
+}
+
+/** A test file whose `integration` names none of the project's, as a finding at that key. */
+function unknownIntegration(file: LoadedFile<TestFile>, names: readonly string[]): Issue[] {
+  const integration = (file.source.value as { integration?: unknown } | undefined)?.integration;
+  if (typeof integration !== "string" || names.includes(integration)) return [];
+  return [
+    {
+      file: file.file,
+      ...file.source.locate(["integration"]),
+      severity: "error",
+      rule: "unknown-integration",
+      message: `no integration named ${JSON.stringify(integration)} in the project${suggestion(integration, names)}`,
+    },
+  ];
 }
 
 /** Definition and test files under the paths given, and the project file if one of them is it. */

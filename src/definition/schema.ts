@@ -1,6 +1,7 @@
 import type { ErrorObject } from "ajv";
 // Compiled from schema/*.schema.json by `npm run build` (scripts/build-schema-validators.js).
 import { definition, project, test } from "../../schema/validators.js";
+import { closest } from "../suggest.js";
 import type { Issue } from "./issue.js";
 import type { RuleId } from "./rules.js";
 import { formatPath, type ValuePath } from "./value-path.js";
@@ -100,28 +101,4 @@ function formatTypes(type: unknown): string {
   return types
     .map((name) => (name === "null" ? "null" : `a${/^[aeiou]/.test(String(name)) ? "n" : ""} ${name}`))
     .join(" or ");
-}
-
-/** The known key nearest to a typo, when it is near enough to be a likely meaning. */
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(word, candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

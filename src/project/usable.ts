@@ -15,6 +15,24 @@ export function usableDefinitions<T extends { file: string }>(
   return definitions.filter((definition) => !blocked.has(definition.file));
 }
 
+/** The files with blocking findings among `definitions`, in order: each blocks only itself (SPEC §13.3). */
+export function brokenFiles(definitions: readonly { file: string }[], issues: readonly Issue[]): string[] {
+  const blocked = new Set(issues.filter(isBlocking).map((issue) => issue.file));
+  return definitions.map((definition) => definition.file).filter((file) => blocked.has(file));
+}
+
+/** The one warning line that says which definitions a command leaves out, or nothing when none is broken. */
+export function formatBroken(broken: readonly string[]): string {
+  if (broken.length === 0) return "";
+  const which = broken.length === 1 ? "1 broken definition" : `${broken.length} broken definitions`;
+  return `warning: leaving out ${which} (bass validate shows why): ${broken.join(", ")}\n`;
+}
+
+/** The findings of some files only: the project file's and a definition's, say. */
+export function issuesOf(issues: readonly Issue[], files: readonly string[]): Issue[] {
+  return issues.filter((issue) => files.includes(issue.file));
+}
+
 /** One finding as one line of a message: `file:line:column  message  (rule)`. */
 export function formatIssueLine(issue: Issue): string {
   return `${issue.file}:${issue.line}:${issue.column}  ${issue.message}  (${issue.rule})`;

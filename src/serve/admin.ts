@@ -26,7 +26,14 @@ export async function handleAdmin(
     return problemResponse(createProblem(405, `${url.pathname} answers GET only`), { allow: "GET" });
 
   if (path === "/_bass/health") {
-    return json({ status: "ok", integrations: set.definitions.length, active_runs: context.limiter.active });
+    // A definition left out for its findings: serve answers the others, and says it is not whole.
+    const { broken } = set;
+    return json({
+      status: broken.length ? "degraded" : "ok",
+      integrations: set.definitions.length,
+      active_runs: context.limiter.active,
+      ...(broken.length ? { broken } : {}),
+    });
   }
   if (path === "/_bass/openapi.json")
     return json(createOpenApiDocument(set.definitions, { title: "bass", auth: set.settings.auth }));

@@ -5,7 +5,7 @@ import type { HistoryStore } from "../history/store.js";
 import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
-import { formatIssueList } from "../project/usable.js";
+import { formatIssueList, issuesOf } from "../project/usable.js";
 import { openStateKey } from "../state/state-key.js";
 import { tightenStateDir } from "../state/tighten.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
@@ -57,6 +57,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     throw new BassError(
       "DEFINITION_INVALID",
       `the project cannot be served until these are fixed:\n${formatIssueList(first.issues)}`,
+    );
+  // A broken definition blocks only itself, unless it leaves nothing to serve.
+  if (first.set.definitions.length === 0 && first.set.broken.length > 0)
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `the project cannot be served until these are fixed:\n${formatIssueList(first.set.brokenIssues)}`,
     );
   let set = first.set;
   assertSafeBinding(options.host ?? set.settings.host, set.settings.auth, options.insecure ?? false);
@@ -145,6 +151,11 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       return { ok: false, why: `  ${(error as Error).message}` };
     }
     if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
+    // A definition that served until this edit broke it keeps the last good set serving, as the
+    // project file does; one that was broken already is left out, and the others reload.
+    const newlyBroken = next.set.broken.filter((file) => !set.broken.includes(file));
+    if (newlyBroken.length > 0)
+      return { ok: false, why: formatIssueList(issuesOf(next.set.brokenIssues, newlyBroken)) };
     for (const secret of next.set.project.secrets) servedSecrets.add(secret);
     if (sameSystems(set, next.set)) {
       set = next.set;

@@ -5,7 +5,7 @@ import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.j
 import type { CompiledIntegration } from "../engine/compile.js";
 import { workerCount } from "../pool/worker-count.js";
 import { openProject, type Project } from "../project/open.js";
-import { isBlocking } from "../project/usable.js";
+import { brokenFiles, isBlocking, issuesOf } from "../project/usable.js";
 import {
   compileRequestSchemas,
   createParamsCompiler,
@@ -44,8 +44,12 @@ export interface ServedSet {
   definitions: Definition[];
   router: Router<EndpointTarget>;
   requestSchemas: ReadonlyMap<string, RequestSchemaValidator>;
-  /** Warnings of the last load (errors keep a set from loading). */
+  /** Warnings of the last load. */
   warnings: Issue[];
+  /** Definition files left out for findings of their own: health says `degraded` while there are any. */
+  broken: string[];
+  /** The blocking findings of the broken files. */
+  brokenIssues: Issue[];
 }
 
 export interface LoadServedSetOptions {
@@ -56,13 +60,20 @@ export interface LoadServedSetOptions {
 
 export type LoadedSet = { ok: true; set: ServedSet } | { ok: false; issues: Issue[] };
 
-/** Loads, validates and compiles the project's integrations; a set with a blocking finding is not loaded. */
+/**
+ * Loads, validates and compiles the project's integrations. A blocking finding in the project file stops
+ * the load; a definition with one of its own is left out (`broken`), and the others are served.
+ */
 export async function loadServedSet(options: LoadServedSetOptions): Promise<LoadedSet> {
   const project = await openProject({ ...options, requestSchemas: true, cache: true });
-  const blocking = project.issues.filter(isBlocking);
+  const blocking = issuesOf(project.issues, [project.file.file]).filter(isBlocking);
   if (blocking.length) return { ok: false, issues: blocking };
+  const broken = brokenFiles(project.definitions, project.issues);
   const served = project.definitions.filter(
-    (loaded) => loaded.value.active !== false && (loaded.value.endpoints ?? []).length > 0,
+    (loaded) =>
+      !broken.includes(loaded.file) &&
+      loaded.value.active !== false &&
+      (loaded.value.endpoints ?? []).length > 0,
   );
   const compiled = served.map((loaded) => project.compile(loaded));
   const compileParams = createParamsCompiler(project.secrets);
@@ -82,7 +93,9 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
       definitions,
       router: createRouter(routes),
       requestSchemas: compileRequestSchemas(definitions, project.secrets),
-      warnings: project.issues,
+      warnings: project.issues.filter((issue) => !isBlocking(issue)),
+      broken,
+      brokenIssues: issuesOf(project.issues, broken).filter(isBlocking),
     },
   };
 }

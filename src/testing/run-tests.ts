@@ -1,5 +1,5 @@
-import { dirname, resolve } from "node:path";
-import type { Env } from "../definition/load.js";
+import { dirname, relative, resolve, sep } from "node:path";
+import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
@@ -13,7 +13,8 @@ import {
 } from "../project/adapters.js";
 import { readJsonFile } from "../project/data-file.js";
 import { openHistory, type Project } from "../project/open.js";
-import { assertUsable } from "../project/usable.js";
+import { assertUsable, formatIssueList, isBlocking, issuesOf } from "../project/usable.js";
+import { suggestion } from "../suggest.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
 import type { TestCase, TestFile } from "./test-file.js";
@@ -54,27 +55,39 @@ export interface LoadedTests {
   tests: TestFile;
 }
 
+/** A test file whose cases could not run: its own findings, or its integration's, or no such integration. */
+export interface BlockedTests {
+  file: string;
+  why: string;
+}
+
 /** Runs every case of the test files; a case's runs are real runs with trigger `test`, kept in history. */
 export async function runTests(
   options: RunTestsOptions,
-): Promise<{ results: CaseResult[]; loaded: LoadedTests[] }> {
+): Promise<{ results: CaseResult[]; loaded: LoadedTests[]; blocked: BlockedTests[] }> {
   const load = { cwd: options.cwd, env: options.env };
   const { project } = options;
-  assertUsable(project.issues, "the project");
-  const loaded = options.files.map((path) => loadTests(path, load));
-  const integrationOf = (name: string, file: string) => {
-    const definition = project.definitions.find((candidate) => candidate.value.name === name);
-    if (!definition)
-      throw new BassError("INTEGRATION_NOT_FOUND", `${file}: no integration named ${name} in the project`);
-    return project.compile(definition);
-  };
+  // Only the project file stops the suite: a broken definition or test file blocks only its own cases.
+  assertUsable(issuesOf(project.issues, [project.file.file]), "the project");
+  const blocked: BlockedTests[] = [];
+  const loaded = options.files.flatMap((path) => {
+    const entry = loadTests(path, load);
+    if (typeof entry === "string")
+      return blocked.push({ file: relativeFile(path, options.cwd), why: entry }), [];
+    const why = integrationProblem(project, entry.tests.integration);
+    return why ? (blocked.push({ file: entry.file, why }), []) : [entry];
+  });
+  const integrationOf = (name: string) =>
+    project.compile(
+      project.definitions.find((candidate) => candidate.value.name === name) as LoadedDefinition,
+    );
   const jobs = loaded.flatMap((entry) =>
     entry.tests.cases
       .filter((testCase) => options.only?.(entry.file, testCase.name) ?? true)
       .map((testCase) => ({
         entry,
         testCase,
-        integration: integrationOf(entry.tests.integration, entry.file),
+        integration: integrationOf(entry.tests.integration),
       })),
   );
 
@@ -103,7 +116,24 @@ export async function runTests(
     await runner?.close();
     await adapters.close();
   }
-  return { results, loaded };
+  return { results, loaded, blocked };
+}
+
+/** Why a test file's integration cannot run: there is none of that name, or it has blocking findings. */
+function integrationProblem(project: Project, name: string): string | undefined {
+  const definition = project.definitions.find((candidate) => candidate.value.name === name);
+  if (!definition) {
+    const known = project.definitions.map((candidate) => candidate.value.name);
+    return `no integration named ${name} in the project${suggestion(name, known)}`;
+  }
+  const findings = issuesOf(project.issues, [definition.file]).filter(isBlocking);
+  return findings.length
+    ? `integration ${name} cannot run until these are fixed:\n${formatIssueList(findings)}`
+    : undefined;
+}
+
+function relativeFile(path: string, cwd: string): string {
+  return relative(cwd, path).split(sep).join("/");
 }
 
 /** A case's run on bass's own thread. */
@@ -271,9 +301,11 @@ function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
   };
 }
 
-function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests {
+/** A test file, or why it cannot be used: its blocking findings. */
+function loadTests(path: string, load: { cwd: string; env: Env }): LoadedTests | string {
   const { file, issues } = loadTestFile(path, load);
-  assertUsable(issues, file.file);
+  const blocking = issues.filter(isBlocking);
+  if (blocking.length) return `it cannot be used until these are fixed:\n${formatIssueList(blocking)}`;
   return { file: file.file, path, tests: file.value };
 }
 

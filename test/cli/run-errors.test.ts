@@ -155,3 +155,19 @@ describe("a request_schema serve could not compile", () => {
     expect(serve.stderr).toContain("request_schema is not a JSON Schema 2020-12");
   });
 });
+
+describe("a broken definition beside the one run", () => {
+  it("does not stop bass run of another integration", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      "integrations/good.yaml": 'name: good\non_success_hook: "output.payload = { ok: true }"\n',
+      "integrations/bad.yaml": "name: bad\nservice_requests:\n  - { formula_variable: x, system: nope }\n",
+      "input.json": "{}",
+    });
+    const good = await runCli(["run", "good", "--input", "input.json", "--json"], { cwd: dir });
+    expect([good.code, JSON.parse(good.stdout).output.payload]).toEqual([0, { ok: true }]);
+    const bad = await runCli(["run", "bad", "--input", "input.json"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('no system "nope"');
+  });
+});

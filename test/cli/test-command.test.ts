@@ -755,12 +755,12 @@ describe("bass test: usage errors (exit 2)", () => {
       "an unknown integration",
       { "tests/a.test.yaml": oneCase("customers.delete", "expect: {}") },
       [],
-      /^bass: tests\/a\.test\.yaml: no integration named customers\.delete in the project\n$/,
+      /^bass: tests\/a\.test\.yaml: no integration named customers\.delete in the project; did you mean "customers\.create"\?; known: "[^\n]*"\n$/,
     ],
     [
-      "a definition with an error",
+      "a test of a definition with an error",
       {
-        "tests/a.test.yaml": oneCase("greet", "expect: {}"),
+        "tests/a.test.yaml": oneCase("broken", "expect: {}"),
         "integrations/broken.yaml": "name: broken\nbefore_hook: 'output.status = ('\n",
       },
       [],
@@ -772,6 +772,19 @@ describe("bass test: usage errors (exit 2)", () => {
     expect(result.stderr).toMatch(stderr);
     expect(result.stdout).toBe("");
     expect(result.code).toBe(2);
+  });
+
+  it("runs the cases of the other integrations when one definition is broken, after a warning naming it", async () => {
+    const dir = createProject({
+      "tests/a.test.yaml": oneCase("greet", "input: { payload: { name: Ada } }\nexpect: { state: success }"),
+      "integrations/broken.yaml": "name: broken\nbefore_hook: 'output.status = ('\n",
+    });
+    const result = await runCli(["test"], { cwd: dir });
+    expect(result.stderr).toBe(
+      "warning: leaving out 1 broken definition (bass validate shows why): integrations/broken.yaml\n",
+    );
+    expect(result.stdout).toMatch(/1 passed, 0 failed/);
+    expect(result.code).toBe(0);
   });
 
   it("refuses an unknown reporter", async () => {

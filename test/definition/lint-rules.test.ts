@@ -318,8 +318,8 @@ describe("lint rules", () => {
 
   it("covers every rule of the catalog", async () => {
     const { rules } = await import("../../src/definition/rules.js");
-    // file-unreadable is tested in files.test.ts, integrations-missing in validate.test.ts, case-source and
-    // test-matcher (rules of test files) in test/testing/case-source.test.ts.
+    // file-unreadable is tested in files.test.ts, integrations-missing in validate.test.ts, case-source,
+    // test-matcher and unknown-integration (rules of test files) in test/testing/case-source.test.ts.
     const covered = new Set([
       ...cases.map((c) => c.rule),
       "file-unreadable",
@@ -327,6 +327,7 @@ describe("lint rules", () => {
       "case-source",
       "duplicate-case",
       "test-matcher",
+      "unknown-integration",
     ]);
     expect(Object.keys(rules).filter((rule) => !covered.has(rule as RuleId))).toEqual([]);
   });

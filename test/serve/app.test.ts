@@ -40,3 +40,33 @@ describe("createServeApp", () => {
     expect(app.current()).toBe(first);
   });
 });
+
+describe("a broken definition", () => {
+  const good =
+    'name: good\nendpoints:\n  - { method: GET, path: /good }\non_success_hook: "output.payload = { ok: true }"\n';
+  const broken = "name: broken\nendpoints:\n  - { method: GET, path: /broken }\nnot_a_key: 1\n";
+  const host = { host: "127.0.0.1:3000" };
+  const get = (url: string) => ({ method: "GET", url, headers: host, body: new Uint8Array() });
+
+  it("blocks only itself: the others are served, and health says degraded", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nserve:\n  workers: 0\n",
+      "integrations/good.yaml": good,
+      "integrations/broken.yaml": broken,
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    expect(app.current().broken).toEqual(["integrations/broken.yaml"]);
+    expect(String((await app.handle(get("/good"))).body)).toBe('{"ok":true}');
+    expect((await app.handle(get("/broken"))).status).toBe(404);
+    expect(JSON.parse(String((await app.handle(get("/_bass/health"))).body))).toMatchObject({
+      status: "degraded",
+      broken: ["integrations/broken.yaml"],
+    });
+  });
+
+  it("that leaves nothing to serve stops serve with its findings", async () => {
+    const dir = createTempDir({ "bass.config.yaml": "systems: {}\n", "integrations/broken.yaml": broken });
+    await expect(createServeApp({ cwd: dir, env: {}, projectDir: dir })).rejects.toThrow(/not_a_key/);
+  });
+});

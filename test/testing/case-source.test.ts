@@ -35,3 +35,17 @@ describe("a matcher that cannot match", () => {
     expect(result.stdout + result.stderr).toContain("test-matcher");
   });
 });
+
+describe("a test file naming an integration the project does not have", () => {
+  it("is a validate error at its integration key, with the nearest name", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/hello.yaml": "name: hello\n",
+      "t.test.yaml": "integration: helo\ncases:\n  - name: a\n",
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('no integration named "helo" in the project; did you mean "hello"?');
+    expect(result.stdout).toContain("unknown-integration");
+  });
+});
