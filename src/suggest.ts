@@ -14,14 +14,14 @@ const listedNames = 10;
 
 /**
  * What follows an unknown name in a message: `; did you mean "customers.create"?` when one is near, and
- * the known names (the first ten, sorted), as `git` and `npm` answer a typo.
+ * the known names (the first ten, sorted) after `label`, as `git` and `npm` answer a typo.
  */
-export function suggestion(word: string, known: readonly string[]): string {
+export function suggestion(word: string, known: readonly string[], label = "known"): string {
   const guess = closest(word, known);
   const sorted = [...new Set(known)].sort();
   const listed = sorted.slice(0, listedNames).map((name) => JSON.stringify(name));
   const more = sorted.length > listedNames ? `, and ${sorted.length - listedNames} more` : "";
-  const names = listed.length ? `; known: ${listed.join(", ")}${more}` : "; the project has none";
+  const names = listed.length ? `; ${label}: ${listed.join(", ")}${more}` : "";
   return `${guess ? `; did you mean ${JSON.stringify(guess)}?` : ""}${names}`;
 }
 

@@ -1,3 +1,4 @@
+import { suggestion } from "../suggest.js";
 import type { Adapter, AdapterResponse } from "./adapter.js";
 
 /** One answer of a `--mock` file: what the adapter would have said. */
@@ -18,7 +19,12 @@ export function createMockAdapter(answers: MockAnswers, source: string): Adapter
       const entry = Object.hasOwn(answers, formulaVariable) ? answers[formulaVariable] : undefined;
       const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
       const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
-      if (!answer) throw new Error(`${source} has no answer for service request "${which}"`);
+      if (!answer) {
+        // A key of the file that is near the formula variable is most likely a typo of it.
+        const keys =
+          entry === undefined ? suggestion(formulaVariable, Object.keys(answers), "it answers") : "";
+        throw new Error(`${source} has no answer for service request "${which}"${keys}`);
+      }
       // A list's entries are checked when they are used: those at skipped indexes are ignored (SPEC §6).
       const problem = answerProblem(answer, which);
       if (problem) throw new Error(`${source}: ${problem}`);

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { RunStatus } from "../engine/record.js";
+import { BassError } from "../errors.js";
 import type { HistoryFilter } from "../history/store.js";
+import { suggestion } from "../suggest.js";
 import { type IssueFormat, issueFormats, type TestReporter, testReporters } from "./choices.js";
 import type { MockcoreCommandOptions } from "./mockcore.js";
 import type { Output, Writers } from "./output.js";
@@ -213,8 +215,15 @@ export function createProgram(context: ProgramContext): Command {
       )
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
-      .option("--json", "print the records as a JSON array", false),
-  ).action(async (options: GlobalOptions & HistoryFilter & { json: boolean }) => {
+      .option("--json", "print the records as a JSON array", false)
+      // What follows `bass history` that is no subcommand reaches the default one: it is named below.
+      .allowExcessArguments(true),
+  ).action(async (options: GlobalOptions & HistoryFilter & { json: boolean }, command: Command) => {
+    const [unknown] = command.args;
+    if (unknown !== undefined) {
+      const known = history.commands.map((subcommand) => subcommand.name());
+      throw new BassError("USAGE", `bass history has no subcommand ${unknown}${suggestion(unknown, known)}`);
+    }
     const { runHistoryList } = await import("./history.js");
     const { integration, status, trigger, label, limit, json, project } = options;
     context.exitCode = await runHistoryList(

@@ -21,6 +21,7 @@ import { type CompiledIntegration, compileIntegration } from "../engine/compile.
 import { createRunRealm } from "../engine/namespace.js";
 import type { CellRealm } from "../engine/realm.js";
 import { BassError } from "../errors.js";
+import { suggestion } from "../suggest.js";
 import { createProject, type OpenProjectOptions, type Project } from "./project.js";
 import type { CompileSnapshot, FileSnapshot, ProjectSnapshot } from "./snapshot.js";
 import { usableDefinitions } from "./usable.js";
@@ -133,12 +134,21 @@ function findDefinition(
 ): LoadedDefinition {
   const files = project.definitionFiles;
   const byFileName = files.filter((file) => basename(file, extname(file)) === name);
+  const names: string[] = [];
+  const nameless: string[] = [];
   for (const file of [...byFileName, ...files.filter((file) => !byFileName.includes(file))]) {
     const loaded = loadFile<Definition>(file, "definition", load);
-    if (loaded.value?.name === name) return loaded;
+    const found = loaded.value?.name;
+    if (found === name) return loaded;
+    if (typeof found === "string") names.push(found);
+    else nameless.push(loaded.file);
   }
+  // A file whose name could not be read (a YAML error before `name:`) may be the one meant: it is named.
+  const unread = nameless.length
+    ? `; ${nameless.join(", ")} ${nameless.length === 1 ? "has" : "have"} no name bass could read (bass validate shows why)`
+    : "";
   throw new BassError(
     "INTEGRATION_NOT_FOUND",
-    `no integration named ${name} in the project (bass validate lists its files)`,
+    `no integration named ${name} in the project${suggestion(name, names)}${unread}`,
   );
 }

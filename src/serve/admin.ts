@@ -25,16 +25,7 @@ export async function handleAdmin(
   if (method !== "GET")
     return problemResponse(createProblem(405, `${url.pathname} answers GET only`), { allow: "GET" });
 
-  if (path === "/_bass/health") {
-    // A definition left out for its findings: serve answers the others, and says it is not whole.
-    const { broken } = set;
-    return json({
-      status: broken.length ? "degraded" : "ok",
-      integrations: set.definitions.length,
-      active_runs: context.limiter.active,
-      ...(broken.length ? { broken } : {}),
-    });
-  }
+  if (path === "/_bass/health") return json(health(set, context));
   if (path === "/_bass/openapi.json")
     return json(createOpenApiDocument(set.definitions, { title: "bass", auth: set.settings.auth }));
   if (path === "/_bass/runs") {
@@ -64,5 +55,16 @@ function json(value: unknown): ServeResponse {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8" },
     body: JSON.stringify(value),
+  };
+}
+
+/** serve's health: `degraded`, with the files, while definitions are left out for their findings. */
+function health(set: ServedSet, context: ServeContext) {
+  const { broken } = set;
+  return {
+    status: broken.length ? "degraded" : "ok",
+    integrations: set.definitions.length,
+    active_runs: context.limiter.active,
+    ...(broken.length ? { broken } : {}),
   };
 }

@@ -3,7 +3,6 @@ import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
-import { BassError } from "../errors.js";
 import { workerCount } from "../pool/worker-count.js";
 import {
   type AdapterChoice,
@@ -70,13 +69,17 @@ export async function runTests(
   // Only the project file stops the suite: a broken definition or test file blocks only its own cases.
   assertUsable(issuesOf(project.issues, [project.file.file]), "the project");
   const blocked: BlockedTests[] = [];
-  const loaded = options.files.flatMap((path) => {
+  const loaded: LoadedTests[] = [];
+  for (const path of options.files) {
     const entry = loadTests(path, load);
-    if (typeof entry === "string")
-      return blocked.push({ file: relativeFile(path, options.cwd), why: entry }), [];
-    const why = integrationProblem(project, entry.tests.integration);
-    return why ? (blocked.push({ file: entry.file, why }), []) : [entry];
-  });
+    const why = typeof entry === "string" ? entry : integrationProblem(project, entry.tests.integration);
+    if (typeof entry !== "string" && why === undefined) loaded.push(entry);
+    else
+      blocked.push({
+        file: typeof entry === "string" ? relativeFile(path, options.cwd) : entry.file,
+        why: why ?? "",
+      });
+  }
   const integrationOf = (name: string) =>
     project.compile(
       project.definitions.find((candidate) => candidate.value.name === name) as LoadedDefinition,

@@ -171,3 +171,23 @@ describe("a broken definition beside the one run", () => {
     expect(bad.stderr).toContain('no system "nope"');
   });
 });
+
+describe("a name bass does not know", () => {
+  it("gets the nearest known one and the known names, and a file whose name bass could not read is named", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      "integrations/customers.create.yaml": "name: customers.create\n",
+      "integrations/customers.retrieve.yaml": "name: customers.retrieve\n",
+      "integrations/broken.yaml": "name: [unclosed\n",
+      "input.json": "{}",
+    });
+    const run = await runCli(["run", "customers.craete", "--input", "input.json"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'bass: no integration named customers.craete in the project; did you mean "customers.create"?; known: "customers.create", "customers.retrieve"; integrations/broken.yaml has no name bass could read (bass validate shows why)\n',
+    );
+    const history = await runCli(["history", "shwo"], { cwd: dir });
+    expect(history.code).toBe(2);
+    expect(history.stderr).toContain('bass history has no subcommand shwo; did you mean "show"?');
+  });
+});

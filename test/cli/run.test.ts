@@ -141,19 +141,23 @@ describe("bass run", () => {
   });
 
   it.each([
-    [{}, "core"],
-    [{ other: { success: true } }, "core"],
-  ])("fails the run when the mock file %j has no answer for the service request", async (answers, name) => {
-    const dir = createProject({ "mock.json": JSON.stringify(answers) });
-    const result = await runCli([...runArgs, "--json"], { cwd: dir });
-    expect(result.code).toBe(1);
-    const printed = JSON.parse(result.stdout) as Printed;
-    const request = printed.history.items.find((item) => item.kind === "REQUEST");
-    expect(request?.kind === "REQUEST" && request.response?.messages).toEqual([
-      `mock.json has no answer for service request "${name}"`,
-    ]);
-    expect(JSON.stringify(printed.output)).toContain(`service request \\"${name}\\"`);
-  });
+    [{}, "core", ""],
+    [{ other: { success: true } }, "core", '; it answers: "other"'],
+    [{ cor: { success: true } }, "core", '; did you mean "cor"?; it answers: "cor"'],
+  ])(
+    "fails the run when the mock file %j has no answer for the service request",
+    async (answers, name, hint) => {
+      const dir = createProject({ "mock.json": JSON.stringify(answers) });
+      const result = await runCli([...runArgs, "--json"], { cwd: dir });
+      expect(result.code).toBe(1);
+      const printed = JSON.parse(result.stdout) as Printed;
+      const request = printed.history.items.find((item) => item.kind === "REQUEST");
+      expect(request?.kind === "REQUEST" && request.response?.messages).toEqual([
+        `mock.json has no answer for service request "${name}"${hint}`,
+      ]);
+      expect(JSON.stringify(printed.output)).toContain(`service request \\"${name}\\"`);
+    },
+  );
 
   it("names the item of a call_for_each service request that the mock list does not answer", async () => {
     const dir = createProject({
