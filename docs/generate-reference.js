@@ -4,8 +4,8 @@
 //   node docs/generate-reference.js > docs/reference.md
 //
 // Every key of schema/definition.schema.json, schema/project.schema.json and schema/test.schema.json
-// becomes one row (key, type, default, meaning), in schema order, which is the order of SPEC §2, §3 and
-// §11. Meanings and defaults come from each key's `description` ("… Default X." gives the default). Where
+// becomes one row (key, type, default, meaning), in schema order, which is the order of the
+// definition, project and test file docs. Meanings and defaults come from each key's `description` ("… Default X." gives the default). Where
 // a schema has no description for a key yet, `supplements` below fills the gap; test/docs.test.ts fails
 // when a supplement is left over after the schema gained its own description, so the schemas stay the
 // source. A key with neither makes this script fail, so a new key cannot be added without documenting it.
@@ -38,15 +38,15 @@ export const supplements = {
       default: "`[]`",
     },
     "/properties/masks": {
-      meaning: "What to hide from everything bass records or shows (SPEC §4.8).",
+      meaning: "What to hide from everything bass records or shows.",
       default: "`[]`",
     },
     "/properties/validation_rules": {
-      meaning: "Checks of the input, of a prepared request or of a response (SPEC §4.4, §4.6).",
+      meaning: "Checks of the input, of a prepared request or of a response.",
       default: "`[]`",
     },
     "/properties/service_requests": {
-      meaning: "Calls to connected systems, in `sequence` order (SPEC §4.6).",
+      meaning: "Calls to connected systems, in `sequence` order.",
       default: "`[]`",
     },
     "/$defs/endpoint/properties/method": { meaning: "HTTP method of the route." },
@@ -149,7 +149,7 @@ export const supplements = {
       default: "none",
     },
     "/$defs/serviceRequest/properties/field_mappings": {
-      meaning: "Build the request payload, in `sequence` order (SPEC §4.5).",
+      meaning: "Build the request payload, in `sequence` order.",
       default: "`[]`",
     },
   },
@@ -157,13 +157,13 @@ export const supplements = {
     "/properties/systems": { default: "`{}`" },
     "/properties/mockcore": { meaning: 'The embedded mock core of `base_url: "mockcore:"`.' },
     "/properties/mockcore/properties/data": { default: "none: in memory, from the demo data" },
-    "/properties/history": { meaning: "The run history (SPEC §5)." },
+    "/properties/history": { meaning: "The run history." },
     "/properties/history/properties/dir": {
       meaning:
         "Folder of the run records: JSON lines in segment files of up to `max_runs / 10` (at most 100) runs each; see the README.",
     },
     "/properties/history/properties/store_payloads": { default: "`true`" },
-    "/properties/serve": { meaning: "Settings of `bass serve` (SPEC §7)." },
+    "/properties/serve": { meaning: "Settings of `bass serve`." },
     "/properties/serve/properties/host": {
       meaning: "Address to listen on; a non-loopback one needs `auth` (or `--insecure`).",
     },
@@ -330,7 +330,7 @@ calling the project's systems. Runs of cases are kept in the run history like an
 `,
   cells: `## Cells, namespace and special functions
 
-Names every cell sees (SPEC §4.2, §4.3):
+Names every cell sees:
 
 | name | what it is |
 |---|---|

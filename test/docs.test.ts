@@ -29,6 +29,8 @@ describe("docs/cli.md", () => {
   const cliDoc = readFileSync(join(root, "docs", "cli.md"), "utf8");
   const commands = [
     [],
+    ["init"],
+    ["list"],
     ["validate"],
     ["run"],
     ["test"],

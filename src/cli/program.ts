@@ -143,7 +143,7 @@ export function createProgram(context: ProgramContext): Command {
   globals(
     program
       .command("serve")
-      .description("answer the project's endpoints as a local REST API (SPEC §7)")
+      .description("answer the project's endpoints as a local REST API")
       .option("--port <n>", "the port (default: serve.port, 3000)", parsePort)
       .option("--host <host>", "the address to listen on (default: serve.host, 127.0.0.1)")
       .option("--watch", "reload definitions and the project file when they change", false)
@@ -158,6 +158,38 @@ export function createProgram(context: ProgramContext): Command {
       );
     },
   );
+  program
+    .command("init")
+    .description("make a new project that validates, runs and passes its test as it is")
+    .argument("[dir]", "the folder to make it in (default: the current folder)")
+    .addOption(
+      new Option("--template <template>", "starter: one integration; samples: the five samples")
+        .choices(["starter", "samples"])
+        .default("starter"),
+    )
+    .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)")
+    .action(async (dir: string | undefined, options: { template: "starter" | "samples"; color: boolean }) => {
+      const { runInit } = await import("./init.js");
+      context.exitCode = runInit(
+        dir,
+        { template: options.template, cwd: context.cwd, command: invokedAs(context.env) },
+        await outputFor({ ...options, project: undefined }),
+      );
+    });
+
+  globals(
+    program
+      .command("list")
+      .description("list the project's integrations with their endpoints, systems and files")
+      .option("--json", "print them as a JSON array", false),
+  ).action(async (options: GlobalOptions & { json: boolean }) => {
+    const { runList } = await import("./list.js");
+    context.exitCode = await runList(
+      { json: options.json, project: options.project, cwd: context.cwd, env: context.env },
+      await outputFor(options),
+    );
+  });
+
   globals(
     program
       .command("openapi")
@@ -174,7 +206,7 @@ export function createProgram(context: ProgramContext): Command {
   globals(
     program
       .command("test")
-      .description("run the cases of *.test.yaml files and report them (SPEC §11)")
+      .description("run the cases of *.test.yaml files and report them")
       .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
       .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
       .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false),
@@ -318,4 +350,9 @@ function parseLimit(text: string): number {
   const limit = Number(text);
   if (!/^\d+$/.test(text) || limit < 1) throw new InvalidArgumentError("give a whole number of 1 or more");
   return limit;
+}
+
+/** How the user ran bass, for commands bass prints: `npx bass` when npx ran it, else `bass`. */
+export function invokedAs(env: Readonly<Record<string, string | undefined>>): string {
+  return env.npm_command === "exec" ? "npx bass" : "bass";
 }

@@ -1,0 +1,98 @@
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BassError } from "../errors.js";
+import type { Output } from "./output.js";
+
+/** What `bass init` can make: a small working project, or a copy of the five samples. */
+export const initTemplates = ["starter", "samples"] as const;
+export type InitTemplate = (typeof initTemplates)[number];
+
+export interface InitOptions {
+  template: InitTemplate;
+  cwd: string;
+  /** How the user runs bass (`npx bass` through npx), for the commands printed at the end. */
+  command: string;
+}
+
+// dist/cli and the bundle's dist/cli-bundle are both two folders below the package.
+const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
+const templateFolders: Record<InitTemplate, string> = {
+  starter: join(packageRoot, "templates", "init"),
+  samples: join(packageRoot, "samples"),
+};
+const schemaComment = /^(# yaml-language-server: \$schema=)\S*?([\w-]+\.schema\.json)$/m;
+
+/**
+ * `bass init [DIR]`: a project that validates, runs and passes its test as it is. Refuses (exit 2) to
+ * write over any file; a `.gitignore` that is there already gets the `.bass/` line it lacks.
+ */
+export function runInit(dir: string | undefined, options: InitOptions, output: Output): number {
+  const target = resolve(options.cwd, dir ?? ".");
+  if (existsSync(target) && !statSync(target).isDirectory())
+    throw new BassError("USAGE", `${dir} is a file; bass init takes the folder to make the project in`);
+  const files = templateFiles(templateFolders[options.template]);
+  const taken = files.filter((file) => existsSync(join(target, file.to)));
+  if (taken.length > 0) {
+    throw new BassError(
+      "USAGE",
+      `bass init writes over no file, and these are there already: ${taken.map((file) => file.to).join(", ")}; choose an empty folder (bass init my-project)`,
+    );
+  }
+  for (const file of files) write(target, file);
+  keepStateOutOfGit(target);
+  const where = relative(options.cwd, target) || ".";
+  output.stdout(`made a bass project in ${where} (${files.length} files). Next:\n`);
+  const steps = [
+    ...(where === "." ? [] : [`cd ${where}`]),
+    `${options.command} validate`,
+    options.template === "samples"
+      ? `${options.command} run customers.create --input inputs/customers.create.json`
+      : `${options.command} run customers.retrieve --input inputs/customers.retrieve.json --input-envelope`,
+    `${options.command} test`,
+  ];
+  output.stdout(steps.map((step) => `  ${step}\n`).join(""));
+  return 0;
+}
+
+interface TemplateFile {
+  from: string;
+  /** Its path in the new project, with `/`. */
+  to: string;
+}
+
+/** Every file under a template folder but bass's own state, with the name it gets in the project. */
+function templateFiles(folder: string, under = ""): TemplateFile[] {
+  return readdirSync(join(folder, under), { withFileTypes: true })
+    .filter((entry) => entry.name !== ".bass")
+    .flatMap((entry) => {
+      const path = under ? `${under}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) return templateFiles(folder, path);
+      return [{ from: join(folder, path), to: path }];
+    });
+}
+
+/** Writes one file, its `$schema` comment pointing at the schemas of this bass from the file's folder. */
+function write(target: string, { from, to }: TemplateFile): void {
+  const path = join(target, ...to.split("/"));
+  mkdirSync(dirname(path), { recursive: true });
+  const text = readFileSync(from, "utf8");
+  const schemas = relative(dirname(path), join(packageRoot, "schema")).split(sep).join(posix.sep);
+  writeFileSync(path, text.replace(schemaComment, `$1${schemas}/$2`), { flag: "wx" });
+}
+
+/** A `.gitignore` with `.bass/` (bass's state: history, keys, the state key): made, or the line added. */
+function keepStateOutOfGit(target: string): void {
+  const path = join(target, ".gitignore");
+  const present = existsSync(path) ? readFileSync(path, "utf8") : "";
+  if (/^\/?\.bass\/?$/m.test(present)) return;
+  appendFileSync(path, `${present === "" || present.endsWith("\n") ? "" : "\n"}.bass/\n`);
+}

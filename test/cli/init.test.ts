@@ -1,0 +1,106 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createTempDir, runCli } from "../_helpers.js";
+
+describe("bass init", () => {
+  it("makes a project that validates, runs and passes its test, and prints what to do next", async () => {
+    const parent = createTempDir();
+    const made = await runCli(["init", "shop"], { cwd: parent });
+    expect(made.code).toBe(0);
+    expect(made.stdout).toBe(
+      [
+        "made a bass project in shop (4 files). Next:",
+        "  cd shop",
+        "  bass validate",
+        "  bass run customers.retrieve --input inputs/customers.retrieve.json --input-envelope",
+        "  bass test",
+        "",
+      ].join("\n"),
+    );
+    const dir = join(parent, "shop");
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe(".bass/\n");
+    // The $schema comment resolves from each file's own folder to this bass's schemas.
+    const first =
+      readFileSync(join(dir, "integrations/customers.retrieve.yaml"), "utf8").split("\n", 1)[0] ?? "";
+    const schema = /\$schema=(\S+)$/.exec(first)?.[1] ?? "";
+    expect(existsSync(resolve(dir, "integrations", schema))).toBe(true);
+
+    expect((await runCli(["validate"], { cwd: dir })).code).toBe(0);
+    const run = await runCli(
+      [
+        "run",
+        "customers.retrieve",
+        "--input",
+        "inputs/customers.retrieve.json",
+        "--input-envelope",
+        "--json",
+      ],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).output.payload).toMatchObject({
+      customer_id: "P000001",
+      name: "Ada Lovelace",
+    });
+    const test = await runCli(["test"], { cwd: dir });
+    expect(test.code).toBe(0);
+    expect(test.stdout).toMatch(/2 passed, 0 failed/);
+  });
+
+  it("writes over no file: it refuses, names them, and changes nothing", async () => {
+    const dir = createTempDir({ "bass.config.yaml": "# mine\n" });
+    const refused = await runCli(["init"], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("these are there already: bass.config.yaml");
+    expect(readFileSync(join(dir, "bass.config.yaml"), "utf8")).toBe("# mine\n");
+    expect(existsSync(join(dir, "integrations"))).toBe(false);
+  });
+
+  it("adds .bass/ to a .gitignore that is there, once", async () => {
+    const dir = createTempDir({ ".gitignore": "node_modules/" });
+    expect((await runCli(["init"], { cwd: dir })).code).toBe(0);
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe("node_modules/\n.bass/\n");
+  });
+
+  it("copies the five samples with --template samples, and their suite passes", async () => {
+    const dir = createTempDir();
+    const made = await runCli(["init", "--template", "samples"], { cwd: dir });
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain("  bass run customers.create --input inputs/customers.create.json\n");
+    const list = await runCli(["list", "--json"], { cwd: dir });
+    expect(JSON.parse(list.stdout).map((item: { name: string }) => item.name)).toEqual([
+      "customers.create",
+      "customers.retrieve",
+      "deposit-accounts.create",
+      "monetary-internal-transfers.create",
+      "monetary-transactions.retrieve",
+    ]);
+    const test = await runCli(["test"], { cwd: dir });
+    expect(test.code).toBe(0);
+    expect(test.stdout).toMatch(/53 passed, 0 failed/);
+  });
+});
+
+describe("bass list", () => {
+  it("prints each integration with its endpoints, systems and file, a broken one marked", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems:\n  core:\n    adapter: echo\n",
+      "integrations/b.yaml":
+        "name: b\nendpoints:\n  - { method: GET, path: /b }\nservice_requests:\n  - { formula_variable: c, system: core }\n",
+      "integrations/a.yaml": "name: a\nservice_requests:\n  - { formula_variable: x, system: nope }\n",
+    });
+    writeFileSync(join(dir, "integrations/c.yaml"), "name: c\nactive: false\n");
+    const list = await runCli(["list"], { cwd: dir });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe(
+      [
+        "INTEGRATION   ENDPOINTS  SYSTEMS  FILE",
+        "a (broken)    -          nope     integrations/a.yaml",
+        "b             GET /b     core     integrations/b.yaml",
+        "c (inactive)  -          -        integrations/c.yaml",
+        "",
+      ].join("\n"),
+    );
+  });
+});
