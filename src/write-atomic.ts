@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
 import { threadId } from "node:worker_threads";
 import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeData } from "./fs-calls.js";
 
@@ -11,9 +13,10 @@ export function tempPathFor(path: string): string {
 /**
  * Writes `text` to a temp file beside `path` (`<path>.<pid>-<thread>-<n>.tmp`) and renames it over `path`:
  * the file is whole or absent, also after `kill -9`, never half-written (SPEC §12). `mode` is the new
- * file's (0600 for bass's own state), before the umask.
+ * file's (0600 for bass's own state), before the umask. A folder that is not there yet is made.
  */
 export async function writeFileAtomic(path: string, text: string, mode = 0o666): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
   const temp = tempPathFor(path);
   const fd = await openFile(temp, "wx", mode);
   try {

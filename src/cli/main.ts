@@ -1,6 +1,7 @@
 import { CommanderError } from "commander";
 import { noteCellRejection } from "../engine/cell.js";
 import { isBassError } from "../errors.js";
+import { systemErrorMessage } from "../system-error.js";
 import type { Writers } from "./output.js";
 import { processWriters } from "./process-writers.js";
 import { createProgram, type ProgramContext } from "./program.js";
@@ -39,6 +40,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     exitCode: 0,
   };
   const stderr = context.write.stderr;
+  // A reader that stops early (`bass history --json | head`) closes the pipe: bass ends quietly.
+  if (context.write === processWriters) endQuietlyOnClosedStdout();
   try {
     await createProgram(context).parseAsync([...argv], { from: "user" });
     return context.exitCode;
@@ -51,7 +54,23 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       stderr(`bass: ${where}${error.message}\n`);
       return 2;
     }
+    const words = systemErrorMessage(error, context.cwd);
+    if (words) {
+      stderr(`bass: ${words}\n`);
+      return 2;
+    }
     stderr(`bass: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
     return 2;
   }
+}
+
+let guarded = false;
+
+function endQuietlyOnClosedStdout(): void {
+  if (guarded) return;
+  guarded = true;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(0);
+  });
 }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { RunInput } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { parseJson } from "../project/data-file.js";
+import { systemReason } from "../system-error.js";
 
 export interface ReadInputOptions {
   input: string;
@@ -23,7 +24,7 @@ async function readInput(options: ReadInputOptions): Promise<string> {
   } catch (error) {
     throw new BassError(
       "FILE_NOT_FOUND",
-      `cannot read the input file ${options.input}: ${(error as Error).message}`,
+      `cannot read the input file ${options.input}: ${systemReason(error)}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { type Dirent, existsSync, readdirSync, type Stats, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type picomatch from "picomatch";
 import { BassError } from "../errors.js";
 import type { ProjectConfig } from "./types.js";
@@ -110,9 +110,8 @@ export function createGlobMatcher(glob: string): (path: string) => boolean {
 
 /** The project file's path: `--project DIR`'s, or the first found from `cwd` upwards. */
 export function locateProjectFile(options: { cwd: string; projectDir?: string | undefined }): string {
-  const projectFile = options.projectDir
-    ? resolve(options.cwd, options.projectDir, projectFileName)
-    : findProjectFile(options.cwd);
+  if (options.projectDir) return projectFileIn(resolve(options.cwd, options.projectDir), options.projectDir);
+  const projectFile = findProjectFile(options.cwd);
   if (!projectFile) {
     throw new BassError(
       "PROJECT_NOT_FOUND",
@@ -120,6 +119,20 @@ export function locateProjectFile(options: { cwd: string; projectDir?: string | 
     );
   }
   return projectFile;
+}
+
+/** The project file of `--project DIR`, with a message for each way DIR is not a project's folder. */
+function projectFileIn(dir: string, given: string): string {
+  const takes = `--project takes the folder that holds ${projectFileName}`;
+  if (!existsSync(dir)) throw new BassError("PROJECT_NOT_FOUND", `no such folder: ${given}; ${takes}`);
+  if (!statSync(dir).isDirectory()) {
+    const folder = basename(dir) === projectFileName ? `: --project ${dirname(given) || "."}` : "";
+    throw new BassError("USAGE", `${given} is a file; ${takes}${folder}`);
+  }
+  const file = join(dir, projectFileName);
+  if (!existsSync(file))
+    throw new BassError("PROJECT_NOT_FOUND", `no ${projectFileName} in ${given}; ${takes}`);
+  return file;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { BassError } from "../errors.js";
+import { systemReason } from "../system-error.js";
 import { resolveFileEnv } from "./env.js";
 import { displayPath, findDefinitionFiles, locateProjectFile } from "./files.js";
 import { hasFailures, type Issue } from "./issue.js";
@@ -50,7 +51,7 @@ export function loadFile<T>(path: string, schema: SchemaName, options: LoadOptio
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code === "ENOENT" ? "FILE_NOT_FOUND" : "FILE_UNREADABLE";
-    throw new BassError(code, `cannot read ${file}: ${(error as Error).message}`);
+    throw new BassError(code, `cannot read ${file}: ${systemReason(error)}`);
   }
   options.texts?.set(path, text);
   const { source, issues } = parseYamlSource(file, text);

@@ -4,6 +4,7 @@ import type { RunRecord } from "../engine/record.js";
 import { isRunId, runIdTime } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import { isObject } from "../objects.js";
+import { systemReason } from "../system-error.js";
 
 /**
  * The files of a history folder. Records are JSON lines in segment files, appended a batch at a time:
@@ -49,7 +50,7 @@ export async function listHistoryFiles(dir: string): Promise<HistoryFile[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new BassError(
       "FILE_UNREADABLE",
-      `cannot read the history folder ${dir}: ${(error as Error).message} (history.dir of the project file names it)`,
+      `cannot read the history folder ${dir}: ${systemReason(error)} (history.dir of the project file names it)`,
     );
   }
   const files = names.map(parseHistoryName).filter((file) => file !== undefined);

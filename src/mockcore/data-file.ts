@@ -2,6 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { BassError, isBassError } from "../errors.js";
 import { removeLeftoverTemps } from "../state/tighten.js";
+import { systemReason } from "../system-error.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import { createDemoLedger } from "./demo-data.js";
 import type { Ledger } from "./ledger.js";
@@ -30,7 +31,7 @@ export async function loadLedger(
       return { ledger: createDemoLedger(clock), fresh: true };
     throw new BassError(
       "FILE_UNREADABLE",
-      `cannot read the mock core's data file ${file}: ${(error as Error).message}`,
+      `cannot read the mock core's data file ${file}: ${systemReason(error)}`,
     );
   }
   try {

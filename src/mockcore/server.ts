@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { BassError } from "../errors.js";
+import { listenError } from "../listen-error.js";
 import { createDataFileSaver, loadLedger } from "./data-file.js";
 import { createDemoLedger } from "./demo-data.js";
 import { createFaultInjector, type MockcoreFaults } from "./faults.js";
@@ -100,13 +100,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer | und
 
 function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const fail = (error: NodeJS.ErrnoException) =>
-      reject(
-        new BassError(
-          "USAGE",
-          `the mock core cannot listen on ${host}:${port}: ${error.code ?? error.message}`,
-        ),
-      );
+    const fail = (error: NodeJS.ErrnoException) => reject(listenError("the mock core", host, port, error));
     server.once("error", fail);
     server.listen(port, host, () => {
       server.off("error", fail);

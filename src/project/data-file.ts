@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ParseError } from "jsonc-parser";
 import { BassError } from "../errors.js";
+import { systemReason } from "../system-error.js";
 import type { ProjectCache } from "./cache.js";
 
 export interface ReadDataFileOptions {
@@ -51,7 +52,7 @@ function readText(path: string, label: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    throw new BassError("FILE_NOT_FOUND", `cannot read ${label}: ${(error as Error).message}`);
+    throw new BassError("FILE_NOT_FOUND", `cannot read ${label}: ${systemReason(error)}`);
   }
 }
 

@@ -4,9 +4,10 @@ import {
   type ServerResponse as NodeResponse,
   STATUS_CODES,
 } from "node:http";
+
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { BassError } from "../errors.js";
+import { listenError } from "../listen-error.js";
 import { type Batch, createBatch } from "./batch.js";
 import type { HandledResponse, ServeRequest } from "./context.js";
 import { createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
@@ -118,13 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   await new Promise<void>((resolve, reject) => {
     // A port in use or a host that is not this machine's is the user's to fix, not a crash.
     server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(
-        new BassError(
-          "USAGE",
-          `bass serve cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`,
-          { cause: error },
-        ),
-      ),
+      reject(listenError("bass serve", options.host, options.port, error)),
     );
     server.listen(options.port, options.host, () => resolve());
   });

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BassError } from "../errors.js";
+import { systemReason } from "../system-error.js";
 import { tempPathFor } from "../write-atomic.js";
 import { createSealer, type Sealer } from "./seal.js";
 
@@ -69,7 +70,7 @@ async function readKeyFile(file: string): Promise<Buffer | undefined> {
     text = await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new BassError("FILE_UNREADABLE", `cannot read the state key ${file}: ${(error as Error).message}`);
+    throw new BassError("FILE_UNREADABLE", `cannot read the state key ${file}: ${systemReason(error)}`);
   }
   const key = parseStateKey(text);
   if (!key) {
@@ -84,7 +85,7 @@ async function readKeyFile(file: string): Promise<Buffer | undefined> {
 function unwritable(file: string, error: unknown): BassError {
   return new BassError(
     "FILE_UNREADABLE",
-    `cannot write the state key ${file}: ${(error as Error).message}; set ${stateKeyVariable} instead`,
+    `cannot write the state key ${file}: ${systemReason(error)}; set ${stateKeyVariable} instead`,
     { cause: error },
   );
 }

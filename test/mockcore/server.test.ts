@@ -394,7 +394,9 @@ describe("startMockcore", () => {
     const port = (blocker.address() as { port: number }).port;
     const error = await startMockcore({ port }).catch((caught: unknown) => caught);
     expect(isBassError(error) && error.code).toBe("USAGE");
-    expect((error as Error).message).toBe(`the mock core cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+    expect((error as Error).message).toBe(
+      `the mock core cannot listen on 127.0.0.1:${port}: port ${port} is in use; --port 0 picks a free one`,
+    );
   });
 
   it("closes once however often close is called", async () => {

@@ -457,7 +457,9 @@ describe("a port that is taken", () => {
     const before = { servers: servers(), sigint: process.listenerCount("SIGINT") };
     const result = await runCli(["serve", "--project", dir, "--port", String(port)], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`bass: bass serve cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+    expect(result.stderr).toBe(
+      `bass: bass serve cannot listen on 127.0.0.1:${port}: port ${port} is in use; --port 0 picks a free one\n`,
+    );
     expect(process.listenerCount("SIGINT")).toBe(before.sigint);
     // A closed server's handle goes a moment after its close callback.
     await eventually(() => (servers() === before.servers ? true : undefined), 1000);
