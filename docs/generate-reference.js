@@ -243,6 +243,11 @@ export const supplements = {
       meaning: "`input.headers`; names are lower-cased, as `node:http` gives them.",
       default: "`{}`",
     },
+    "/$defs/case/properties/request/properties/payload": { meaning: "As `input.payload`.", default: "`{}`" },
+    "/$defs/case/properties/request/properties/method": { meaning: "As `input.method`." },
+    "/$defs/case/properties/request/properties/path": { meaning: "As `input.path`.", default: "`{}`" },
+    "/$defs/case/properties/request/properties/params": { meaning: "As `input.params`.", default: "`{}`" },
+    "/$defs/case/properties/request/properties/headers": { meaning: "As `input.headers`.", default: "`{}`" },
     "/$defs/case/properties/mocks": { default: "none: see `cassette`" },
     "/$defs/case/properties/cassette": {
       default: "none: without `mocks` or `cassette` the case calls the project's systems",

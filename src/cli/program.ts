@@ -87,8 +87,12 @@ export function createProgram(context: ProgramContext): Command {
         "run one integration against an input, with mocked or real systems; print its output and masked history",
       )
       .argument("<name>", "the integration's name, e.g. customers.create")
-      .requiredOption("--input <file>", "the request body as JSON, or - for standard input")
+      .option("--input <file>", "the request body as JSON, or - for standard input (default: {})")
       .option("--input-envelope", "the input file is { payload, method, path, params, headers }", false)
+      .option("--method <method>", "the request's method (default: the endpoint's)")
+      .option("--query <name=value>", "a query parameter (input.params); repeatable", collect, [])
+      .option("--path <name=value>", "a path parameter (input.path); repeatable", collect, [])
+      .option("--header <header>", 'a request header, "Name: value"; repeatable', collect, [])
       .option(
         "--mock <file>",
         "answer service requests from this file (YAML or JSON) instead of calling systems",
@@ -108,8 +112,12 @@ export function createProgram(context: ProgramContext): Command {
     async (
       name: string,
       options: GlobalOptions & {
-        input: string;
+        input?: string;
         inputEnvelope: boolean;
+        method?: string;
+        query: string[];
+        path: string[];
+        header: string[];
         mock?: string;
         record?: string;
         replay?: string;
@@ -124,6 +132,10 @@ export function createProgram(context: ProgramContext): Command {
         {
           input,
           inputEnvelope,
+          method: options.method,
+          query: options.query,
+          path: options.path,
+          header: options.header,
           mock,
           record,
           replay,
@@ -355,4 +367,9 @@ function parseLimit(text: string): number {
 /** How the user ran bass, for commands bass prints: `npx bass` when npx ran it, else `bass`. */
 export function invokedAs(env: Readonly<Record<string, string | undefined>>): string {
   return env.npm_command === "exec" ? "npx bass" : "bass";
+}
+
+/** Commander's way to take an option more than once: each value is added to the list. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }

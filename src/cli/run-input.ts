@@ -3,62 +3,91 @@ import { resolve } from "node:path";
 import type { RunInput } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { parseJson } from "../project/data-file.js";
+import { envelopeInput, envelopeKeys } from "../project/envelope.js";
 import { systemReason } from "../system-error.js";
 
 export interface ReadInputOptions {
-  input: string;
+  /** Absent: the body is `{}`. */
+  input?: string | undefined;
   inputEnvelope: boolean;
+  /** `--method`, `--query k=v`, `--path k=v`, `--header "Name: value"`: the request around the body. */
+  method?: string | undefined;
+  query?: readonly string[] | undefined;
+  path?: readonly string[] | undefined;
+  header?: readonly string[] | undefined;
   cwd: string;
   readStdin: () => Promise<string>;
 }
 
-/** `--input FILE|-` read and parsed: the request body, or with `--input-envelope` the whole request. */
-export async function readRunInput(options: ReadInputOptions): Promise<RunInput> {
-  return parseInput(await readInput(options), options.input, options.inputEnvelope);
+/**
+ * The run's request: `--input FILE|-` (the body, or with `--input-envelope` the whole request; `{}` without
+ * it), then `--method`, `--query`, `--path` and `--header` over it. `warnings` says when a file that looks
+ * like an envelope was taken as a body.
+ */
+export async function readRunInput(
+  options: ReadInputOptions,
+): Promise<{ input: RunInput; warnings: string[] }> {
+  const warnings: string[] = [];
+  let input: RunInput = { payload: {} };
+  if (options.input !== undefined) {
+    const file = options.input;
+    input = parseInput(await readInput(file, options), file, options.inputEnvelope);
+    if (!options.inputEnvelope && looksLikeEnvelope(input.payload)) {
+      warnings.push(
+        `${file} looks like an input envelope (${envelopeKeys.join(", ")}) and is taken as the request body; give --input-envelope to read it as the whole request`,
+      );
+    }
+  }
+  return { input: withFlags(input, options), warnings };
 }
 
-async function readInput(options: ReadInputOptions): Promise<string> {
-  if (options.input === "-") return options.readStdin();
-  try {
-    return readFileSync(resolve(options.cwd, options.input), "utf8");
-  } catch (error) {
-    throw new BassError(
-      "FILE_NOT_FOUND",
-      `cannot read the input file ${options.input}: ${systemReason(error)}`,
+/** An object of envelope keys only, `payload` among them: what a file meant for --input-envelope is. */
+function looksLikeEnvelope(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.includes("payload") && keys.every((key) => (envelopeKeys as readonly string[]).includes(key));
+}
+
+/** The request with the flags' method, query, path parameters and headers over what the file gave. */
+function withFlags(input: RunInput, options: ReadInputOptions): RunInput {
+  const pairs = (flag: string, values: readonly string[] | undefined, separator: string) =>
+    Object.fromEntries(
+      (values ?? []).map((value) => {
+        const at = value.indexOf(separator);
+        if (at <= 0)
+          throw new BassError(
+            "USAGE",
+            `--${flag} takes ${flag === "header" ? '"Name: value"' : "name=value"}, not ${JSON.stringify(value)}`,
+          );
+        return [
+          flag === "header" ? value.slice(0, at).trim().toLowerCase() : value.slice(0, at),
+          value.slice(at + 1).trim(),
+        ];
+      }),
     );
+  const query = pairs("query", options.query, "=");
+  const path = pairs("path", options.path, "=");
+  const headers = pairs("header", options.header, ":");
+  return {
+    ...input,
+    ...(options.method ? { method: options.method.toUpperCase() } : {}),
+    ...(options.query?.length ? { params: { ...input.params, ...query } } : {}),
+    ...(options.path?.length ? { path: { ...input.path, ...path } } : {}),
+    ...(options.header?.length ? { headers: { ...input.headers, ...headers } } : {}),
+  };
+}
+
+async function readInput(file: string, options: ReadInputOptions): Promise<string> {
+  if (file === "-") return options.readStdin();
+  try {
+    return readFileSync(resolve(options.cwd, file), "utf8");
+  } catch (error) {
+    throw new BassError("FILE_NOT_FOUND", `cannot read the input file ${file}: ${systemReason(error)}`);
   }
 }
 
 /** The input file: the request body, or with --input-envelope `{ payload, method, path, params, headers }`. */
 function parseInput(text: string, file: string, envelope: boolean): RunInput {
   const value = parseJson(text, file === "-" ? "stdin" : file);
-  if (!envelope) return { payload: value };
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new BassError(
-      "INPUT_INVALID",
-      `${file}: an input envelope is an object { payload, method, path, params, headers }`,
-    );
-  }
-  const { payload, method, path, params, headers, ...rest } = value as Record<string, unknown>;
-  const unknown = Object.keys(rest);
-  if (unknown.length)
-    throw new BassError(
-      "INPUT_INVALID",
-      `${file}: unknown envelope key ${JSON.stringify(unknown[0])}; an envelope has payload, method, path, params, headers`,
-    );
-  const objectOf = (key: string, item: unknown) => {
-    if (item === undefined) return undefined;
-    if (item === null || typeof item !== "object" || Array.isArray(item))
-      throw new BassError("INPUT_INVALID", `${file}: envelope ${key} must be an object`);
-    return item as Record<string, string>;
-  };
-  if (method !== undefined && typeof method !== "string")
-    throw new BassError("INPUT_INVALID", `${file}: envelope method must be a string such as "GET"`);
-  return {
-    payload: payload ?? {},
-    method,
-    path: objectOf("path", path),
-    params: objectOf("params", params),
-    headers: objectOf("headers", headers),
-  };
+  return envelope ? envelopeInput(value, file) : { payload: value };
 }

@@ -16,12 +16,10 @@ import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import type { Output } from "./output.js";
 import { renderRecord } from "./render-record.js";
-import { readRunInput } from "./run-input.js";
+import { type ReadInputOptions, readRunInput } from "./run-input.js";
 import { createRunRecording, type RunRecording } from "./run-record.js";
 
-export interface RunCommandOptions {
-  input: string;
-  inputEnvelope: boolean;
+export interface RunCommandOptions extends Omit<ReadInputOptions, "cwd" | "readStdin"> {
   mock?: string | undefined;
   record?: string | undefined;
   replay?: string | undefined;
@@ -51,7 +49,8 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   assertUsable(own, `integration ${name}`);
   output.stderr(formatWarnings(own));
 
-  const input = await readRunInput(options);
+  const { input, warnings } = await readRunInput(options);
+  for (const warning of warnings) output.stderr(`warning: ${warning}\n`);
   const integration = project.compile(project.definitions[0] as LoadedDefinition);
   const choice = await adapterChoice(options, openProjectCache(project.dir));
   if (options.isolate) return runIsolated(name, input, choice, { project, options }, output);

@@ -20,14 +20,13 @@ function lintTestFile(file: LoadedFile<TestFile>): Issue[] {
     issues.push({ file: file.file, ...file.source.locate(at), severity: "error", rule, message });
   const names = new Set<string>();
   for (const [index, testCase] of cases.entries()) {
-    for (const [one, other] of [
-      ["input", "input_file"],
-      ["mocks", "cassette"],
-    ] as const) {
-      if (testCase[one] !== undefined && testCase[other] !== undefined) {
-        report("case-source", `a case has ${one} or ${other}, not both`, ["cases", index]);
-      }
-    }
+    const requests = (["input", "input_file", "request", "request_file"] as const).filter(
+      (key) => testCase[key] !== undefined,
+    );
+    if (requests.length > 1)
+      report("case-source", `a case has one of ${requests.join(", ")}, not more`, ["cases", index]);
+    if (testCase.mocks !== undefined && testCase.cassette !== undefined)
+      report("case-source", "a case has mocks or cassette, not both", ["cases", index]);
     if (names.has(testCase.name))
       report("duplicate-case", `two cases are named ${JSON.stringify(testCase.name)}`, [
         "cases",

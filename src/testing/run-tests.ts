@@ -11,6 +11,7 @@ import {
   readCassette,
 } from "../project/adapters.js";
 import { readJsonFile } from "../project/data-file.js";
+import { envelopeInput } from "../project/envelope.js";
 import { openHistory, type Project } from "../project/open.js";
 import { assertUsable, formatIssueList, isBlocking, issuesOf } from "../project/usable.js";
 import { suggestion } from "../suggest.js";
@@ -285,6 +286,12 @@ async function adapterChoice(entry: LoadedTests, testCase: TestCase): Promise<Ad
 }
 
 function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
+  const where = (key: string, file: string) =>
+    `${key} ${file} (${entry.file} case ${JSON.stringify(testCase.name)})`;
+  if (testCase.request_file) {
+    const label = where("request_file", testCase.request_file);
+    return envelopeInput(readJsonFile(resolve(dirname(entry.path), testCase.request_file), label), label);
+  }
   if (testCase.input_file) {
     const path = resolve(dirname(entry.path), testCase.input_file);
     return {
@@ -294,7 +301,7 @@ function inputOf(entry: LoadedTests, testCase: TestCase): RunInput {
       ),
     };
   }
-  const input = testCase.input ?? {};
+  const input = testCase.request ?? testCase.input ?? {};
   return {
     payload: input.payload ?? {},
     method: input.method,

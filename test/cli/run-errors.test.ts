@@ -191,3 +191,63 @@ describe("a name bass does not know", () => {
     expect(history.stderr).toContain('bass history has no subcommand shwo; did you mean "show"?');
   });
 });
+
+describe("the request of bass run, from flags", () => {
+  const dir = () =>
+    createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      "integrations/echo.yaml": `name: echo
+endpoints:
+  - { method: GET, path: "/things/{id}" }
+on_success_hook: "output.payload = { method: input.method, path: input.path, params: input.params, auth: input.headers['x-client'] ?? null, payload: input.payload }"
+`,
+      "envelope.json": JSON.stringify({ method: "GET", params: { a: "1" }, payload: {} }),
+    });
+
+  it("needs no input file, and takes --method, --query, --path and --header, repeated", async () => {
+    const run = await runCli(
+      [
+        "run",
+        "echo",
+        "--method",
+        "post",
+        "--query",
+        "a=1",
+        "--query",
+        "b=x=y",
+        "--path",
+        "id=7",
+        "--header",
+        "X-Client: web",
+        "--json",
+      ],
+      { cwd: dir() },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).output.payload).toEqual({
+      method: "POST",
+      path: { id: "7" },
+      params: { a: "1", b: "x=y" },
+      auth: "web",
+      payload: {},
+    });
+  });
+
+  it("warns when an envelope is taken as a body, and lays the flags over an envelope", async () => {
+    const folder = dir();
+    const plain = await runCli(["run", "echo", "--input", "envelope.json", "--json"], { cwd: folder });
+    expect(plain.stderr).toContain("envelope.json looks like an input envelope");
+    expect(plain.stderr).toContain("give --input-envelope");
+    const enveloped = await runCli(
+      ["run", "echo", "--input", "envelope.json", "--input-envelope", "--query", "b=2", "--json"],
+      { cwd: folder },
+    );
+    expect(enveloped.stderr).toBe("");
+    expect(JSON.parse(enveloped.stdout).output.payload.params).toEqual({ a: "1", b: "2" });
+  });
+
+  it("refuses a flag without its separator", async () => {
+    const run = await runCli(["run", "echo", "--header", "X-Client"], { cwd: dir() });
+    expect([run.code, run.stderr]).toEqual([2, 'bass: --header takes "Name: value", not "X-Client"\n']);
+  });
+});

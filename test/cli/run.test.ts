@@ -348,7 +348,6 @@ describe("bass run refuses with exit 2", () => {
       { "mock.json": '{ "core": { "status": 201 } }' },
       /mock\.json: core needs success/,
     ],
-    ["no --input", ["run", "customers.create"], {}, /--input/],
     ["an unknown option", [...runArgs, "--fast"], {}, /unknown option '--fast'/],
   ] as const)("on %s", async (_title, argv, files, message) => {
     const dir = createProject(files);

@@ -49,3 +49,36 @@ describe("a test file naming an integration the project does not have", () => {
     expect(result.stdout).toContain("unknown-integration");
   });
 });
+
+describe("a case's request", () => {
+  it("may be written as request, or read from an envelope file with request_file", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/hello.yaml": `name: hello\non_success_hook: "output.payload = { params: input.params, method: input.method }"\n`,
+      "requests/get.json": JSON.stringify({ method: "GET", params: { id: "7" } }),
+      "t.test.yaml": `integration: hello
+cases:
+  - name: inline
+    request: { method: GET, params: { id: "1" } }
+    expect: { output: { payload: { params: { id: "1" }, method: GET } } }
+  - name: from a file
+    request_file: requests/get.json
+    expect: { output: { payload: { params: { id: "7" }, method: GET } } }
+`,
+    });
+    const result = await runCli(["test"], { cwd: dir });
+    expect(result.stdout).toMatch(/2 passed, 0 failed/);
+    expect(result.code).toBe(0);
+  });
+
+  it("comes from one source only", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": defaultProjectFile,
+      "integrations/hello.yaml": "name: hello\n",
+      "t.test.yaml": "integration: hello\ncases:\n  - name: a\n    input: {}\n    request_file: r.json\n",
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("a case has one of input, request_file, not more");
+  });
+});
