@@ -28,6 +28,7 @@ const runStatuses: RunStatus[] = ["success", "failure", "running"];
 interface GlobalOptions {
   project?: string;
   color: boolean;
+  envFile?: string[];
 }
 
 /** Commander wiring only: each command's work is in its own file, imported when it runs so `--help` starts fast. */
@@ -36,7 +37,7 @@ export function createProgram(context: ProgramContext): Command {
     .description("Lint, run, test and serve banking integrations on your own machine and in CI.")
     .version(version, "-v, --version")
     .exitOverride()
-    .showHelpAfterError("(bass --help lists the commands and options)")
+    .showHelpAfterError(`(${invokedAs(context.env)} --help lists the commands and options)`)
     .configureOutput({
       writeOut: (text) => context.write.stdout(text),
       writeErr: (text) => context.write.stderr(text),
@@ -46,9 +47,25 @@ export function createProgram(context: ProgramContext): Command {
     command
       .option(
         "--project <dir>",
-        "the folder of bass.config.yaml (default: found from the current folder upwards)",
+        "the folder of bass.config.yaml (default: BASS_PROJECT, else found from the current folder upwards)",
+      )
+      .option(
+        "--env-file <file>",
+        "read variables from a dotenv file (the environment wins); repeatable",
+        collect,
+        [],
       )
       .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)");
+  // Before any command: BASS_PROJECT stands for --project, and --env-file adds to the environment.
+  program.hook("preAction", async (_program, action) => {
+    const options = action.opts<GlobalOptions>();
+    if (options.project === undefined && context.env.BASS_PROJECT)
+      action.setOptionValue("project", context.env.BASS_PROJECT);
+    if (options.envFile?.length) {
+      const { withEnvFiles } = await import("./env-files.js");
+      context.env = withEnvFiles(context.env, options.envFile, context.cwd);
+    }
+  });
   // output.js loads chalk, whose colour detection costs more than the rest of `bass --version`.
   const outputFor = async (options: GlobalOptions): Promise<Output> => {
     const { createOutput } = await import("./output.js");
@@ -333,6 +350,13 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
+  // A mistake in a command's options points at that command's own help, as the user runs bass.
+  const as = invokedAs(context.env);
+  for (const command of program.commands) {
+    command.showHelpAfterError(`(${as} ${command.name()} --help lists its options)`);
+    for (const sub of command.commands)
+      sub.showHelpAfterError(`(${as} ${command.name()} ${sub.name()} --help lists its options)`);
+  }
   return program;
 }
 

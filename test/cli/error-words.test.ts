@@ -93,3 +93,48 @@ describe("errors in the user's words", () => {
     expect(systemReason(new Error("plain"))).toBe("plain");
   });
 });
+
+describe("where a command finds its project and environment", () => {
+  it("takes BASS_PROJECT for --project, and --project over it", async () => {
+    const parent = createTempDir({
+      "a/bass.config.yaml": "systems: {}\n",
+      "a/integrations/one.yaml": "name: one\n",
+      "b/bass.config.yaml": "systems: {}\n",
+      "b/integrations/two.yaml": "name: two\n",
+    });
+    const fromEnv = await runCli(["list", "--json"], { cwd: parent, env: { BASS_PROJECT: "a" } });
+    expect(JSON.parse(fromEnv.stdout).map((item: { name: string }) => item.name)).toEqual(["one"]);
+    const given = await runCli(["list", "--json", "--project", "b"], {
+      cwd: parent,
+      env: { BASS_PROJECT: "a" },
+    });
+    expect(JSON.parse(given.stdout).map((item: { name: string }) => item.name)).toEqual(["two"]);
+  });
+
+  it("reads --env-file files, later over earlier, the environment over both", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      // Values come out masked: their lengths tell which file each came from.
+      "integrations/env.yaml":
+        "name: env\non_success_hook: \"output.payload = { a: '${env:A}'.length, b: '${env:B}'.length, c: '${env:C}'.length }\"\n",
+      "one.env": "A=one-a\nB=one-bb\nC=one-ccc\n",
+      "two.env": "B=two-bbbb\nC=two-ccccc\n",
+    });
+    const run = await runCli(["run", "env", "--env-file", "one.env", "--env-file", "two.env", "--json"], {
+      cwd: dir,
+      env: { C: "env-cccccccccc" },
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).output.payload).toEqual({ a: 5, b: 8, c: 14 });
+    const history = await runCli(["history", "--json", "--env-file", "one.env", "--env-file", "two.env"], {
+      cwd: dir,
+      env: { C: "env-cccccccccc" },
+    });
+    expect(history.stdout).not.toMatch(/one-a|one-bb|two-bbbb|env-cccccccccc/);
+    const missing = await runCli(["list", "--env-file", "nope.env"], { cwd: dir });
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      "bass: cannot read the env file nope.env: no such file\n",
+    ]);
+  });
+});
