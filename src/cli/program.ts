@@ -238,27 +238,44 @@ export function createProgram(context: ProgramContext): Command {
       .description("run the cases of *.test.yaml files and report them")
       .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
       .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
-      .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false),
-  ).action(async (paths: string[], options: GlobalOptions & { reporter: TestReporter; update: boolean }) => {
-    const { runTestCommand } = await import("./test.js");
-    // A progress line only where a person watches: the process's own terminal.
-    const progress =
-      context.write === processWriters && process.stderr.isTTY
-        ? (text: string) => void process.stderr.write(text)
-        : undefined;
-    context.exitCode = await runTestCommand(
-      paths,
-      {
-        reporter: options.reporter,
-        update: options.update,
-        project: options.project,
-        cwd: context.cwd,
-        env: context.env,
-        progress,
+      .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false)
+      .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
+      .option("--shard <i/n>", "run only the i-th of n stable parts of the suite (CI machines)")
+      .option("--bail", "start no case after the first that fails", false),
+  ).action(
+    async (
+      paths: string[],
+      options: GlobalOptions & {
+        reporter: TestReporter;
+        update: boolean;
+        grep?: string;
+        shard?: string;
+        bail: boolean;
       },
-      await outputFor(options),
-    );
-  });
+    ) => {
+      const { runTestCommand } = await import("./test.js");
+      // A progress line only where a person watches: the process's own terminal.
+      const progress =
+        context.write === processWriters && process.stderr.isTTY
+          ? (text: string) => void process.stderr.write(text)
+          : undefined;
+      context.exitCode = await runTestCommand(
+        paths,
+        {
+          reporter: options.reporter,
+          update: options.update,
+          grep: options.grep,
+          shard: options.shard,
+          bail: options.bail,
+          project: options.project,
+          cwd: context.cwd,
+          env: context.env,
+          progress,
+        },
+        await outputFor(options),
+      );
+    },
+  );
 
   const history = program
     .command("history")

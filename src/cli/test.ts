@@ -7,15 +7,17 @@ import { BassError } from "../errors.js";
 import { openProject } from "../project/open.js";
 import { brokenFiles, formatBroken } from "../project/usable.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
+import { type CaseSelection, caseFilter } from "../testing/select-cases.js";
 import { applyUpdates, outputDiffers, updatedOutput } from "../testing/update-cases.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { TestReporter } from "./choices.js";
 import type { Output } from "./output.js";
 import { formatTestReport } from "./test-report.js";
 
-export interface TestCommandOptions {
+export interface TestCommandOptions extends CaseSelection {
   reporter: TestReporter;
   update: boolean;
+  bail?: boolean | undefined;
   project?: string | undefined;
   cwd: string;
   env: Env;
@@ -48,6 +50,8 @@ export async function runTestCommand(
   const suite = { cwd: options.cwd, env: options.env, project, files };
   const { results, loaded, blocked } = await runTests({
     ...suite,
+    only: caseFilter(options),
+    bail: options.bail,
     onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
   });
   options.progress?.("\r\u001b[K");

@@ -47,6 +47,8 @@ export interface RunTestsOptions {
   onCaseDone?: (done: number, total: number) => void;
   /** Runs only the cases it accepts, by test file (as shown) and case name. */
   only?: ((file: string, name: string) => boolean) | undefined;
+  /** Starts no case after the first one that fails (cases under way finish). */
+  bail?: boolean | undefined;
 }
 
 export interface LoadedTests {
@@ -101,8 +103,10 @@ export async function runTests(
   const runner = workers > 0 ? await createWorkerRunner(options, project, adapters, workers) : undefined;
   const results: CaseResult[] = new Array(jobs.length);
   let done = 0;
+  let failed = false;
   try {
     await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
+      if (failed && options.bail) return;
       const started = performance.now();
       const input = inputOf(job.entry, job.testCase);
       const choice = await adapterChoice(job.entry, job.testCase);
@@ -111,7 +115,9 @@ export async function runTests(
         ? await runner.run(job.integration.name, input, choice, expected)
         : await runInThread(job.integration, input, choice, project, adapters, expected);
       const ms = performance.now() - started;
-      results[index] = maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
+      const result = maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
+      results[index] = result;
+      failed ||= result.status === "failed";
       history.write(record);
       options.onCaseDone?.(++done, jobs.length);
     });
@@ -120,7 +126,8 @@ export async function runTests(
     await runner?.close();
     await adapters.close();
   }
-  return { results, loaded, blocked };
+  // --bail leaves the cases it did not start out of the results.
+  return { results: results.filter((result) => result !== undefined), loaded, blocked };
 }
 
 /** Why a test file's integration cannot run: there is none of that name, or it has blocking findings. */
