@@ -3,6 +3,7 @@ import { BassError } from "../errors.js";
 import { isLoopbackHost } from "../loopback.js";
 import { startMockcore } from "../mockcore/server.js";
 import { startSharedMockcore } from "../mockcore/shared-core.js";
+import { createBatch } from "../serve/batch.js";
 import type { Output } from "./output.js";
 import { waitForStopSignal } from "./stop-signal.js";
 
@@ -26,9 +27,12 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
   const signal = options.stopped ? undefined : waitForStopSignal();
   const stopped = options.stopped ?? signal?.received;
   const dataFile = options.data === undefined ? undefined : resolve(options.cwd, options.data);
+  // One line per request, written together every 10 ms at most, as serve's.
+  const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
   const settings = {
     host: options.host,
     port: options.port,
+    log: requestLog.add,
     faults: {
       latencyMs: options.latency,
       errorRate: options.errorRate,
@@ -57,5 +61,7 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
   output.stdout(`mockcore listening on ${core.url}${dataFile ? ` (data: ${dataFile})` : ""}\n`);
   await stopped;
   await core.close();
+  requestLog.flush();
+  output.stdout("mockcore stopped\n");
   return 0;
 }

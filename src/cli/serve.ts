@@ -66,7 +66,9 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
     await app.close();
     throw error;
   });
-  output.stdout(`bass serve listening on ${server.url} (${describeEndpoints(set)})\n`);
+  output.stdout(
+    `bass serve listening on ${server.url} (${describeEndpoints(set)})\n${describeRoutes(set, server.url)}`,
+  );
   options.onListening?.(server.url);
 
   const watcher = options.watch
@@ -92,7 +94,20 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   } finally {
     requestLog.flush();
   }
+  output.stdout("bass serve stopped\n");
   return 0;
+}
+
+/** Each route (method, path → integration), then the admin routes' address: what a caller can call. */
+function describeRoutes(set: ServedSet, url: string): string {
+  const routes = set.definitions.flatMap((definition) =>
+    (definition.endpoints ?? []).map(
+      (endpoint) => [`${endpoint.method} ${endpoint.path}`, definition.name] as const,
+    ),
+  );
+  const width = Math.max(0, ...routes.map(([route]) => route.length));
+  const lines = routes.map(([route, name]) => `  ${route.padEnd(width)}  → ${name}\n`);
+  return `${lines.join("")}  admin: ${url}/_bass/health, /_bass/runs, /_bass/openapi.json\n`;
 }
 
 function describeEndpoints(set: ServedSet): string {

@@ -20,6 +20,8 @@ export interface StartMockcoreOptions {
   clock?: () => Date;
   /** Larger request bodies get 413 (default 1 MiB). */
   bodyLimitBytes?: number;
+  /** One line per request (method, path, status, duration), as `bass mockcore` prints them. */
+  log?: ((line: string) => void) | undefined;
 }
 
 export interface Mockcore {
@@ -49,13 +51,17 @@ export async function startMockcore(options: StartMockcoreOptions = {}): Promise
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
     const body = await readBody(request, bodyLimitBytes);
     const delivery = await injectFaults(() => respond(request, body));
+    const took = () => `${Math.round(performance.now() - started)} ms`;
     if (delivery === "reset") {
       request.socket.destroy();
+      options.log?.(`${request.method} ${request.url} reset ${took()}`);
       return;
     }
     send(response, delivery.answer, delivery.text);
+    options.log?.(`${request.method} ${request.url} ${delivery.answer.status} ${took()}`);
   }
 
   await listen(server, port, host);

@@ -66,9 +66,22 @@ describe("runMockcore", () => {
     await expect.poll(() => stdout).toMatch(listening);
     const url = listening.exec(stdout)?.[1];
     expect((await fetch(`${url}/core/v1/accounts/1000000001`)).status).toBe(200);
+    expect((await fetch(`${url}/core/v1/persons/P999999`)).status).toBe(404);
     stop();
     expect(await code).toBe(0);
     await expect(fetch(`${url}/core/v1/accounts/1000000001`)).rejects.toThrow();
+    // A line per request, and one when it stops.
+    expect(
+      stdout
+        .split("\n")
+        .slice(1)
+        .map((line) => line.replace(/ \d+ ms$/, " N ms")),
+    ).toEqual([
+      "GET /core/v1/accounts/1000000001 200 N ms",
+      "GET /core/v1/persons/P999999 404 N ms",
+      "mockcore stopped",
+      "",
+    ]);
   });
 });
 
