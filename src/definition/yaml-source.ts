@@ -9,6 +9,7 @@ import {
   type YamlSource,
 } from "./source-snapshot.js";
 import type { Position, ValuePath } from "./value-path.js";
+import { yamlHint } from "./yaml-hints.js";
 
 export type { YamlSource } from "./source-snapshot.js";
 
@@ -27,26 +28,28 @@ export function parseYamlSource(file: string, input: string): { source: YamlSour
     ...doc.errors.filter((error) => error.code === "DUPLICATE_KEY" || error === firstSyntaxError),
     ...doc.warnings,
   ];
+  /** The text of a 1-based line, without its line break. */
+  const lineText = (line: number): string | undefined => {
+    const start = lineCounter.lineStarts[line - 1];
+    if (start === undefined) return undefined;
+    return text.slice(start, lineCounter.lineStarts[line] ?? text.length).replace(/\r?\n$/, "");
+  };
   const issues: Issue[] = problems.map((problem) => {
     const { line, col } = lineCounter.linePos(problem.pos[0]);
+    const message = problem.message.replace(/ at line \d+, column \d+:?\s*$/s, "");
+    const hint = yamlHint(problem.code, message, lineText(line) ?? "");
     return {
       file,
       line,
       column: col,
       severity: problem.name === "YAMLWarning" ? "warning" : "error",
       rule: "yaml-syntax",
-      message: problem.message.replace(/ at line \d+, column \d+:?\s*$/s, ""),
+      message: hint ? `${message}; ${hint}` : message,
     };
   });
   const at = (offset: number): Position => {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
-  };
-  /** The text of a 1-based line, without its line break. */
-  const lineText = (line: number): string | undefined => {
-    const start = lineCounter.lineStarts[line - 1];
-    if (start === undefined) return undefined;
-    return text.slice(start, lineCounter.lineStarts[line] ?? text.length).replace(/\r?\n$/, "");
   };
 
   function locate(path: ValuePath, target: "key" | "value" = "key"): Position {

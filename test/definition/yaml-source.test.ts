@@ -58,7 +58,11 @@ describe("parseYamlSource", () => {
 
   it.each<[string, Position[], string]>([
     ["a: 1\nb: 2\na: 3\n", [at(3, 1)], "Map keys must be unique"],
-    ["a: 1\n  b: 2\nc: {\n", [at(1, 4)], "Nested mappings are not allowed in compact mappings"],
+    [
+      "a: 1\n  b: 2\nc: {\n",
+      [at(1, 4)],
+      "Nested mappings are not allowed in compact mappings; check the indentation: a key under another must be indented further, and keys of one map alike",
+    ],
     ["a: 1\nb: 2\na: 3\nc: [\n", [at(3, 1), at(5, 1)], "Map keys must be unique"],
   ])("reports %j as yaml-syntax errors", (yaml, positions, firstMessage) => {
     const found = parseYamlSource("b.yaml", yaml).issues;
