@@ -37,7 +37,6 @@ export function createProgram(context: ProgramContext): Command {
     .description("Lint, run, test and serve banking integrations on your own machine and in CI.")
     .version(version, "-v, --version")
     .exitOverride()
-    .showHelpAfterError(`(${invokedAs(context.env)} --help lists the commands and options)`)
     .configureOutput({
       writeOut: (text) => context.write.stdout(text),
       writeErr: (text) => context.write.stderr(text),
@@ -367,12 +366,21 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
-  // A mistake in a command's options points at that command's own help, as the user runs bass.
+  // A mistake in a command's options points at that command's own help, as the user runs bass; each
+  // help ends in examples, written the same way.
   const as = invokedAs(context.env);
+  const finish = (command: Command, name: string) => {
+    command.showHelpAfterError(
+      name ? `(${as} ${name} --help lists its options)` : `(${as} --help lists the commands and options)`,
+    );
+    const lines = examples[name];
+    if (lines)
+      command.addHelpText("after", `\nExamples:\n${lines.map((line) => `  $ ${as} ${line}\n`).join("")}`);
+  };
+  finish(program, "");
   for (const command of program.commands) {
-    command.showHelpAfterError(`(${as} ${command.name()} --help lists its options)`);
-    for (const sub of command.commands)
-      sub.showHelpAfterError(`(${as} ${command.name()} ${sub.name()} --help lists its options)`);
+    finish(command, command.name());
+    for (const sub of command.commands) finish(sub, `${command.name()} ${sub.name()}`);
   }
   return program;
 }
@@ -414,3 +422,31 @@ export function invokedAs(env: Readonly<Record<string, string | undefined>>): st
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
+
+/** One to three examples of each command, shown at the end of its --help. */
+const examples: Record<string, string[]> = {
+  "": ["init my-project", "validate --project my-project", "test --project my-project"],
+  init: ["init my-project", "init my-project --template samples"],
+  list: ["list", "list --json --project samples"],
+  validate: [
+    "validate",
+    "validate integrations/customers.create.yaml",
+    "validate --format sarif > bass.sarif",
+  ],
+  run: [
+    "run customers.create --input inputs/customers.create.json --mock mocks/customers.create.yaml",
+    "run customers.retrieve --query customer_id=P000001",
+    "run customers.create --input inputs/customers.create.json --record cassettes/create.yaml",
+  ],
+  serve: ["serve", "serve --watch --port 8080"],
+  openapi: ["openapi --out openapi.json"],
+  test: ["test", "test tests/customers.create.test.yaml --update", "test --grep transfer --shard 1/2"],
+  history: [
+    "history --integration customers.create --status failure",
+    "history show 01M80AN5Y62YTE3T5G3NSKQ4K3",
+  ],
+  "history list": ["history list --limit 5 --json"],
+  "history show": ["history show 01M80AN5Y62YTE3T5G3NSKQ4K3"],
+  "history promote": ["history promote 01M80AN5Y62YTE3T5G3NSKQ4K3 --out tests/found.test.yaml"],
+  mockcore: ["mockcore --port 4010 --data .bass/core.json", "mockcore --latency 200 --error-rate 0.1"],
+};
