@@ -118,6 +118,7 @@ export function createProgram(context: ProgramContext): Command {
         "keep every adapter exchange of the run, masked, in a cassette (YAML; JSON by extension)",
       )
       .option("--replay <file>", "answer service requests from a cassette that --record wrote")
+      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
       .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false)
       .option(
         "--isolate",
@@ -138,11 +139,13 @@ export function createProgram(context: ProgramContext): Command {
         record?: string;
         replay?: string;
         json: boolean;
+        format?: string;
         isolate: boolean;
       },
     ) => {
       const { runRun } = await import("./run.js");
-      const { input, inputEnvelope, mock, record, replay, json, isolate, project } = options;
+      const { input, inputEnvelope, mock, record, replay, isolate, project } = options;
+      const json = asJson(options);
       context.exitCode = await runRun(
         name,
         {
@@ -236,6 +239,7 @@ export function createProgram(context: ProgramContext): Command {
       .command("test")
       .description("run the cases of *.test.yaml files and report them")
       .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
+      .addOption(new Option("--format <format>", "report format (as --reporter)").choices(testReporters))
       .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
       .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false)
       .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
@@ -246,6 +250,7 @@ export function createProgram(context: ProgramContext): Command {
       paths: string[],
       options: GlobalOptions & {
         reporter: TestReporter;
+        format?: TestReporter;
         update: boolean;
         grep?: string;
         shard?: string;
@@ -261,7 +266,7 @@ export function createProgram(context: ProgramContext): Command {
       context.exitCode = await runTestCommand(
         paths,
         {
-          reporter: options.reporter,
+          reporter: options.format ?? options.reporter,
           update: options.update,
           grep: options.grep,
           shard: options.shard,
@@ -292,20 +297,21 @@ export function createProgram(context: ProgramContext): Command {
       )
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
+      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
       .option("--json", "print the records as a JSON array", false)
       // What follows `bass history` that is no subcommand reaches the default one: it is named below.
       .allowExcessArguments(true),
-  ).action(async (options: GlobalOptions & HistoryFilter & { json: boolean }, command: Command) => {
+  ).action(async (options: GlobalOptions & HistoryFilter & JsonOptions, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) {
       const known = history.commands.map((subcommand) => subcommand.name());
       throw new BassError("USAGE", `bass history has no subcommand ${unknown}${suggestion(unknown, known)}`);
     }
     const { runHistoryList } = await import("./history.js");
-    const { integration, status, trigger, label, limit, json, project } = options;
+    const { integration, status, trigger, label, limit, project } = options;
     context.exitCode = await runHistoryList(
       { integration, status, trigger, label, limit },
-      { json, project, cwd: context.cwd, env: context.env },
+      { json: asJson(options), project, cwd: context.cwd, env: context.env },
       await outputFor(options),
     );
   });
@@ -328,12 +334,13 @@ export function createProgram(context: ProgramContext): Command {
       .command("show")
       .description("one run as a tree of its history items")
       .argument("<id>", "the run id, as bass history lists it")
+      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
       .option("--json", "print the record as JSON", false),
-  ).action(async (id: string, options: GlobalOptions & { json: boolean }) => {
+  ).action(async (id: string, options: GlobalOptions & JsonOptions) => {
     const { runHistoryShow } = await import("./history.js");
     context.exitCode = await runHistoryShow(
       id,
-      { json: options.json, project: options.project, cwd: context.cwd, env: context.env },
+      { json: asJson(options), project: options.project, cwd: context.cwd, env: context.env },
       await outputFor(options),
     );
   });
@@ -450,3 +457,13 @@ const examples: Record<string, string[]> = {
   "history promote": ["history promote 01M80AN5Y62YTE3T5G3NSKQ4K3 --out tests/found.test.yaml"],
   mockcore: ["mockcore --port 4010 --data .bass/core.json", "mockcore --latency 200 --error-rate 0.1"],
 };
+
+/** `--json`, or `--format json`: the one idea under its two names. */
+interface JsonOptions {
+  json: boolean;
+  format?: string;
+}
+
+function asJson(options: JsonOptions): boolean {
+  return options.json || options.format === "json";
+}

@@ -70,12 +70,21 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
 async function adapterChoice(options: RunCommandOptions, cache: ProjectCache): Promise<AdapterChoice> {
   if (options.mock && options.replay)
     throw new BassError("USAGE", "--mock and --replay cannot be used together");
-  if (options.mock)
+  if (options.mock === "-" && options.input === "-")
+    throw new BassError(
+      "USAGE",
+      "--input and --mock cannot both read standard input; give one of them a file",
+    );
+  if (options.mock) {
+    // `-` reads the answers from standard input, as --input does.
+    const text = options.mock === "-" ? await options.readStdin() : undefined;
+    const label = options.mock === "-" ? "stdin" : options.mock;
     return {
       kind: "mock",
-      answers: await readMockFile(resolve(options.cwd, options.mock), options.mock, cache),
-      source: options.mock,
+      answers: await readMockFile(resolve(options.cwd, options.mock), label, cache, text),
+      source: label,
     };
+  }
   if (options.replay)
     return {
       kind: "cassette",

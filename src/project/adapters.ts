@@ -71,10 +71,16 @@ async function startLive(project: Project, options: ProjectAdaptersOptions): Pro
 }
 
 /** A `--mock` file (YAML or JSON): answers by formula variable. */
-export async function readMockFile(path: string, label: string, cache?: ProjectCache): Promise<MockAnswers> {
+export async function readMockFile(
+  path: string,
+  label: string,
+  cache?: ProjectCache,
+  text?: string,
+): Promise<MockAnswers> {
   return (await readDataFile(path, `the mock file ${label}`, {
     check: checkMockAnswers,
     cache,
+    text,
   })) as MockAnswers;
 }
 

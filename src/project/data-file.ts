@@ -7,6 +7,8 @@ import type { ProjectCache } from "./cache.js";
 
 export interface ReadDataFileOptions {
   check?: (value: unknown) => string | undefined;
+  /** The file's text, already read (standard input, for `-`): `path` is then only its name. */
+  text?: string | undefined;
   /** Where the parsed value is kept while the file is unchanged: the next read needs no YAML parser. */
   cache?: ProjectCache | undefined;
 }
@@ -21,10 +23,10 @@ export async function readDataFile(
   options: ReadDataFileOptions = {},
 ): Promise<unknown> {
   const parts = ["data", path];
-  const cached = options.cache?.read<{ parsed: unknown }>(parts);
+  const cached = options.text === undefined ? options.cache?.read<{ parsed: unknown }>(parts) : undefined;
   let value = cached?.value.parsed;
   if (!cached) {
-    const text = readText(path, label);
+    const text = options.text ?? readText(path, label);
     // Loaded on first use: a run whose data files are all in the cache never loads the parser.
     const { parse } = await import("../yaml-text.js");
     try {
@@ -36,7 +38,7 @@ export async function readDataFile(
         `${label} does not parse: ${(error as Error).message.split("\n")[0]}`,
       );
     }
-    options.cache?.write(parts, new Map([[path, text]]), { parsed: value });
+    if (options.text === undefined) options.cache?.write(parts, new Map([[path, text]]), { parsed: value });
   }
   const problem = options.check?.(value);
   if (problem) throw new BassError("INPUT_INVALID", `${label}: ${problem}`);

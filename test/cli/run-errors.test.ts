@@ -251,3 +251,40 @@ on_success_hook: "output.payload = { method: input.method, path: input.path, par
     expect([run.code, run.stderr]).toEqual([2, 'bass: --header takes "Name: value", not "X-Client"\n']);
   });
 });
+
+describe("one name for one idea", () => {
+  const dir = () =>
+    createTempDir({
+      "bass.config.yaml": "systems:\n  core:\n    adapter: echo\n",
+      "integrations/a.yaml":
+        'name: a\nservice_requests:\n  - { formula_variable: core, system: core }\non_success_hook: "output.payload = core.response.payload"\n',
+      "a.test.yaml": "integration: a\ncases:\n  - name: c\n",
+    });
+
+  it("takes --format json on run, test and history, as --json and --reporter json", async () => {
+    const folder = dir();
+    const run = await runCli(["run", "a", "--format", "json"], { cwd: folder });
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success" });
+    const test = await runCli(["test", "--format", "json"], { cwd: folder });
+    expect(JSON.parse(test.stdout).summary).toMatchObject({ total: 1, passed: 1 });
+    const list = await runCli(["history", "--format", "json"], { cwd: folder });
+    const records = JSON.parse(list.stdout) as { id: string }[];
+    expect(records.length).toBeGreaterThan(0);
+    const show = await runCli(["history", "show", records[0]?.id ?? "", "--format", "json"], { cwd: folder });
+    expect(JSON.parse(show.stdout).id).toBe(records[0]?.id);
+  });
+
+  it("reads --mock - from standard input, and refuses --input - beside it", async () => {
+    const folder = dir();
+    const mocked = await runCli(["run", "a", "--mock", "-", "--json"], {
+      cwd: folder,
+      stdin: '{ "core": { "success": true, "payload": { "from": "stdin" } } }',
+    });
+    expect(JSON.parse(mocked.stdout).output.payload).toEqual({ from: "stdin" });
+    const both = await runCli(["run", "a", "--mock", "-", "--input", "-"], { cwd: folder, stdin: "{}" });
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      "bass: --input and --mock cannot both read standard input; give one of them a file\n",
+    ]);
+  });
+});
