@@ -36,7 +36,9 @@ export async function runHistoryList(
 /** `bass history show <id>`: one run as a tree, or as JSON. */
 export async function runHistoryShow(id: string, options: HistoryOptions, output: Output): Promise<number> {
   const record = await readRun(id, options);
-  output.stdout(options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint));
+  output.stdout(
+    options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint, output.width),
+  );
   return 0;
 }
 

@@ -6,6 +6,8 @@ export interface Writers {
   stderr(text: string): void;
   /** Absent: the colour chalk detects for the process's stdout. */
   colorLevel?: ColorSupportLevel;
+  /** The width of the terminal stdout shows on, when it is one. */
+  columns?: number | undefined;
 }
 
 /** What a command prints with: everything that prints goes through here. */
@@ -15,6 +17,8 @@ export interface Output {
   /** Colour on stdout: the terminal shows it, and neither `--no-color` nor `NO_COLOR` says otherwise. */
   color: boolean;
   paint: ChalkInstance;
+  /** How wide a line may be: the terminal's width, or 100 off a terminal. */
+  width: number;
 }
 
 export interface CreateOutputOptions {
@@ -31,5 +35,6 @@ export function createOutput(options: CreateOutputOptions): Output {
     stderr: options.write.stderr,
     color: level > 0,
     paint: new Chalk({ level }),
+    width: options.write.columns ?? 100,
   };
 }

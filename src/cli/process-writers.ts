@@ -7,4 +7,7 @@ import type { Writers } from "./output.js";
 export const processWriters: Writers = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  get columns() {
+    return process.stdout.isTTY ? process.stdout.columns : undefined;
+  },
 };

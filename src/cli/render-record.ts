@@ -3,8 +3,11 @@ import type { Item, RunRecord, RunStatus } from "../engine/record.js";
 
 const previewLength = 80;
 
-/** One run as a tree for a terminal: a header line, then one line per history item. */
-export function renderRecord(record: RunRecord, paint: ChalkInstance): string {
+/**
+ * One run as a tree for a terminal: a header line, then one line per history item; why a run failed
+ * follows its item whole, wrapped to `width` under it, since the cause is what a reader came for.
+ */
+export function renderRecord(record: RunRecord, paint: ChalkInstance, width = 100): string {
   const header = [
     paint.bold(oneLine(record.id)),
     oneLine(record.integration),
@@ -20,12 +23,17 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance): string {
     const glyph = index === record.items.length - 1 ? "└─" : "├─";
     const kind = item.kind.padEnd(kindWidth);
     const failed = item.kind === "VALIDATION_FAILURE" || item.kind === "FAILURE";
-    return joinParts([
+    const line = joinParts([
       paint.dim(glyph),
       paint.dim(String(item.seq).padStart(seqWidth)),
       failed ? paint.red(kind) : paint.bold(kind),
       ...describeItem(item, paint),
     ]);
+    const why = failureText(item);
+    if (why === undefined) return line;
+    const indent = `${index === record.items.length - 1 ? " " : "│"}${" ".repeat(seqWidth + 2)}`;
+    const wrapped = wrap(why, Math.max(20, width - indent.length - 1));
+    return [line, ...wrapped.map((text) => `${paint.dim(indent)} ${paint.red(text)}`)].join("\n");
   });
   return `${[joinParts(header), ...lines].join("\n")}\n`;
 }
@@ -65,7 +73,7 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
     case "REQUEST":
       return describeRequest(item, paint);
     case "VALIDATION_FAILURE":
-      return [paint.cyan(oneLine(item.label)), paint.red(cut(oneLine(item.message)))];
+      return [paint.cyan(oneLine(item.label))];
     case "DEBUG":
       return [item.label === undefined ? "" : paint.cyan(oneLine(item.label)), preview(item.data)];
     case "LOG": {
@@ -73,10 +81,10 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
       return [`${level}: ${preview(item.data)}`];
     }
     case "FAILURE": {
-      const { code, message, cell, file, line } = item.error;
+      const { code, cell, file, line } = item.error;
       const place = line === undefined ? undefined : file ? `${file}:${line}` : `line ${line}`;
       const where = [cell, place].filter(Boolean).join(", ");
-      return [paint.red(cut(`${oneLine(code)}: ${oneLine(message)}${where ? ` (${oneLine(where)})` : ""}`))];
+      return [paint.red(oneLine(code)), where ? paint.dim(oneLine(where)) : ""];
     }
     case "OUTPUT": {
       const status = String(item.data.status);
@@ -130,6 +138,28 @@ function oneLine(text: string): string {
 function cut(text: string): string {
   const chars = [...text];
   return chars.length > previewLength ? `${chars.slice(0, previewLength - 1).join("")}…` : text;
+}
+
+/** What a failing item says, whole: a validation's message, a failure's error message. */
+function failureText(item: Item): string | undefined {
+  if (item.kind === "VALIDATION_FAILURE") return oneLine(item.message);
+  if (item.kind === "FAILURE") return oneLine(item.error.message);
+  return undefined;
+}
+
+/** Text in lines of at most `width` characters, broken at spaces where it can be. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text.trim();
+  while ([...rest].length > width) {
+    const head = [...rest].slice(0, width + 1).join("");
+    const space = head.lastIndexOf(" ");
+    const at = space > width / 3 ? space : width;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  if (rest) lines.push(rest);
+  return lines;
 }
 
 function joinParts(parts: readonly string[]): string {

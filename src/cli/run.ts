@@ -170,5 +170,5 @@ function printRun(record: RunRecord, accepted: OutputData | undefined, json: boo
   const answer = shownOutput
     ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
     : "";
-  output.stdout(renderRecord(record, output.paint) + answer);
+  output.stdout(renderRecord(record, output.paint, output.width) + answer);
 }

@@ -246,8 +246,28 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
     path: { ...input.path },
     params: { ...input.params },
     headers,
-    fullpath: input.fullpath ?? endpoint?.path ?? "/",
+    fullpath: input.fullpath ?? fullpathOf(endpoint?.path ?? "/", input.path, input.params),
   };
+}
+
+/**
+ * The path and query a run without a request of its own stands for (bass run, bass test): the endpoint's
+ * path with its `{param}`s filled in, and the query of `params`, as serve would have had them.
+ */
+function fullpathOf(
+  pattern: string,
+  path: Readonly<Record<string, string>> | undefined,
+  params: Readonly<Record<string, unknown>> | undefined,
+): string {
+  const filled = pattern.replace(/\{([^}/]+)\}/g, (whole, name: string) =>
+    path && Object.hasOwn(path, name) ? encodeURIComponent(String(path[name])) : whole,
+  );
+  const entries = Object.entries(params ?? {});
+  if (entries.length === 0) return filled;
+  const query = new URLSearchParams();
+  for (const [name, value] of entries)
+    for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+  return `${filled}?${query}`;
 }
 
 function buildRecord(state: RunState, status: RunRecord["status"], clock: () => Date): RunRecord {

@@ -89,12 +89,15 @@ describe("renderRecord", () => {
       ├─  1 INPUT              POST /customers {"name":"Ann Lee","email":"ann@example.com","note":"a note long enough to be cu…
       ├─  2 REQUEST            core ✓ 201 4 ms → {"name":"Ann Lee"} ← {"personId":"P1"}
       ├─  3 REQUEST            accounts[2] ✗ 502 9 ms → {"iban":"****"} ← bad gateway
-      ├─  4 VALIDATION_FAILURE input.payload.email must be an e-mail
+      ├─  4 VALIDATION_FAILURE input.payload.email
+      │     must be an e-mail
       ├─  5 DEBUG              seen {"kept":true}
       ├─  6 LOG                warn: slow  [31mcore
-      ├─  7 FAILURE            CELL_ERROR: x is not defined (before_hook, line 12)
+      ├─  7 FAILURE            CELL_ERROR before_hook, line 12
+      │     x is not defined
       ├─  8 DEBUG              [1,2]
-      ├─  9 FAILURE            ADAPTER: no answer
+      ├─  9 FAILURE            ADAPTER
+      │     no answer
       └─ 10 OUTPUT             502 {"error":{"code":"ADAPTER"}}
       "
     `);
@@ -133,5 +136,28 @@ describe("renderRunList", () => {
 
   it("colours the status column", () => {
     expect(renderRunList([record], colour)).toContain(colour.red("failure"));
+  });
+});
+
+describe("renderRecord's failures", () => {
+  it("keeps a long message whole, wrapped to the width under its item, with the file and line", () => {
+    const message = "the customer record has no email address and the core refuses to create it without one";
+    const long: RunRecord = {
+      ...record,
+      items: [
+        {
+          seq: 1,
+          at: "2025-01-01T00:00:00.000Z",
+          kind: "FAILURE",
+          error: { code: "cell_error", message, cell: "before_hook", file: "integrations/a.yaml", line: 7 },
+        },
+      ],
+    };
+    const lines = renderRecord(long, plain, 40).trimEnd().split("\n");
+    expect(lines[1]).toBe("└─ 1 FAILURE cell_error before_hook, integrations/a.yaml:7");
+    const wrapped = lines.slice(2);
+    expect(wrapped.length).toBeGreaterThan(1);
+    for (const line of wrapped) expect(line.length).toBeLessThanOrEqual(40);
+    expect(wrapped.map((line) => line.trim()).join(" ")).toBe(message);
   });
 });

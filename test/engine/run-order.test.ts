@@ -654,3 +654,16 @@ describe("a FAILURE item", () => {
     ]);
   });
 });
+
+describe("a run's INPUT item", () => {
+  it("shows the path and query a request without one of its own stands for", async () => {
+    const definition = "name: a\nendpoints:\n  - { method: GET, path: '/things/{id}' }\n";
+    const result = await runDefinition(definition, {
+      payload: {},
+      path: { id: "a b" },
+      params: { q: "x&y", tag: ["1", "2"] },
+    });
+    const input = result.record.items.find((item) => item.kind === "INPUT");
+    expect(input?.kind === "INPUT" && input.data.fullpath).toBe("/things/a%20b?q=x%26y&tag=1&tag=2");
+  });
+});
