@@ -120,6 +120,7 @@ export function createProgram(context: ProgramContext): Command {
       .option("--replay <file>", "answer service requests from a cassette that --record wrote")
       .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
       .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false)
+      .option("--verbose", "print every history item's masked data as YAML under the tree", false)
       .option(
         "--isolate",
         "run in a worker thread with the heap limit of limits.cell_memory_mb, as bass serve runs integrations",
@@ -140,6 +141,7 @@ export function createProgram(context: ProgramContext): Command {
         replay?: string;
         json: boolean;
         format?: string;
+        verbose: boolean;
         isolate: boolean;
       },
     ) => {
@@ -159,6 +161,12 @@ export function createProgram(context: ProgramContext): Command {
           record,
           replay,
           json,
+          verbose: options.verbose,
+          // On a terminal a line says what a slow call waits on.
+          progress:
+            context.write === processWriters && process.stderr.isTTY
+              ? (text: string) => void process.stderr.write(text)
+              : undefined,
           isolate,
           project,
           cwd: context.cwd,

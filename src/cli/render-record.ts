@@ -38,6 +38,21 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance, width = 10
   return `${[joinParts(header), ...lines].join("\n")}\n`;
 }
 
+/**
+ * Every item's data (`--verbose`), masked as the record is: a heading per item, then its fields as YAML,
+ * indented. The YAML writer loads only here.
+ */
+export async function renderItemData(record: RunRecord, paint: ChalkInstance): Promise<string> {
+  const { stringify } = await import("../yaml-text.js");
+  const blocks = record.items.map(({ seq, kind, at, ...data }) => {
+    const label = "label" in data && typeof data.label === "string" ? ` ${oneLine(data.label)}` : "";
+    const yaml = stringify(data, { lineWidth: 0 }).trimEnd();
+    const body = yaml === "{}" ? "" : `\n${yaml.replace(/^/gm, "    ")}`;
+    return `${paint.bold(`${seq} ${kind}${label}`)} ${paint.dim(at)}${body}`;
+  });
+  return `\n${blocks.join("\n")}\n`;
+}
+
 /** The runs of `bass history`, one aligned row each, newest first as given. */
 export function renderRunList(records: readonly RunRecord[], paint: ChalkInstance): string {
   if (records.length === 0) return paint.dim("(no runs)");

@@ -15,15 +15,20 @@ import { openProjectCache, type ProjectCache } from "../project/cache.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import type { Output } from "./output.js";
-import { renderRecord } from "./render-record.js";
+import { renderItemData, renderRecord } from "./render-record.js";
 import { type ReadInputOptions, readRunInput } from "./run-input.js";
 import { createRunRecording, type RunRecording } from "./run-record.js";
+import { withWaitingLine } from "./waiting.js";
 
 export interface RunCommandOptions extends Omit<ReadInputOptions, "cwd" | "readStdin"> {
   mock?: string | undefined;
   record?: string | undefined;
   replay?: string | undefined;
   json: boolean;
+  /** Every history item's masked data as YAML under the tree. */
+  verbose?: boolean | undefined;
+  /** Where a line may say what a run waits on (a terminal's stderr), or undefined. */
+  progress?: ((text: string) => void) | undefined;
   /** Run in a worker thread with the memory limit (SPEC §13.1). */
   isolate?: boolean | undefined;
   project?: string | undefined;
@@ -56,11 +61,12 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   if (options.isolate) return runIsolated(name, input, choice, { project, options }, output);
   const adapters = createProjectAdapters(project);
   try {
-    const resolved = await adapters.resolverFor(choice);
+    const resolved = withWaitingLine(await adapters.resolverFor(choice), options.progress);
     // An adapter bass cannot call stops the run here, before it starts.
     for (const request of integration.serviceRequests) resolved(request.system);
     const recording = options.record ? createRunRecording(resolved, options.record, options.cwd) : undefined;
-    return await runWith(integration, input, resolved, { project, recording, json: options.json }, output);
+    const show = { json: options.json, verbose: options.verbose ?? false };
+    return await runWith(integration, input, resolved, { project, recording, show }, output);
   } finally {
     await adapters.close();
   }
@@ -98,7 +104,7 @@ async function runWith(
   integration: CompiledIntegration,
   input: RunInput,
   adapters: AdapterResolver,
-  context: { project: Project; recording: RunRecording | undefined; json: boolean },
+  context: { project: Project; recording: RunRecording | undefined; show: Show },
   output: Output,
 ): Promise<number> {
   const { project, recording } = context;
@@ -118,7 +124,7 @@ async function runWith(
   history.write(result.record);
   await recording?.save(result, integration.name);
   // The run is shown first: its systems were called, whether or not its record could be kept.
-  printRun(result.record, run.accepted, context.json, output);
+  await printRun(result.record, run.accepted, context.show, output);
   await history.flush();
   return result.status === "success" ? 0 : 1;
 }
@@ -147,7 +153,12 @@ async function runIsolated(
       history.writeLine(started.runId, started.startedLine);
     });
     history.writeLine(result.runId, result.recordLine);
-    printRun(recordOf(result), accepted, options.json, output);
+    await printRun(
+      recordOf(result),
+      accepted,
+      { json: options.json, verbose: options.verbose ?? false },
+      output,
+    );
     await history.flush();
     return result.status === "success" ? 0 : 1;
   } finally {
@@ -155,8 +166,22 @@ async function runIsolated(
   }
 }
 
-/** Prints a run: its record as a tree and its answer whole, or with `--json` all of it as JSON. */
-function printRun(record: RunRecord, accepted: OutputData | undefined, json: boolean, output: Output): void {
+/** How a run is printed: `--json`, `--verbose`. */
+interface Show {
+  json: boolean;
+  verbose: boolean;
+}
+
+/**
+ * Prints a run: its record as a tree (with `--verbose` every item's data under it) and its answer whole,
+ * or with `--json` all of it as JSON.
+ */
+async function printRun(
+  record: RunRecord,
+  accepted: OutputData | undefined,
+  { json, verbose }: Show,
+  output: Output,
+): Promise<void> {
   // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
   const recorded = record.items.findLast((item) => item.kind === "OUTPUT");
   const shownOutput = accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
@@ -170,5 +195,6 @@ function printRun(record: RunRecord, accepted: OutputData | undefined, json: boo
   const answer = shownOutput
     ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
     : "";
-  output.stdout(renderRecord(record, output.paint, output.width) + answer);
+  const items = verbose ? await renderItemData(record, output.paint) : "";
+  output.stdout(renderRecord(record, output.paint, output.width) + items + answer);
 }

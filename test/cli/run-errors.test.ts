@@ -288,3 +288,22 @@ describe("one name for one idea", () => {
     ]);
   });
 });
+
+describe("bass run --verbose", () => {
+  it("prints every item's data as YAML under the tree, masked as the record is", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems:\n  core:\n    adapter: echo\n",
+      "integrations/a.yaml":
+        'name: a\nmasks:\n  - { type: INPUT, field: secret }\nservice_requests:\n  - { formula_variable: core, system: core }\non_success_hook: "output.payload = { ok: true }"\n',
+    });
+    const run = await runCli(["run", "a", "--query", "q=1", "--verbose", "--input", "-"], {
+      cwd: dir,
+      stdin: '{ "secret": "s3cr3t-verbose-1" }',
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("s3cr3t-verbose-1");
+    expect(run.stdout).toMatch(/\n1 INPUT \S+\n {4}data:\n {6}payload:\n {8}secret: XXXXXXXXXXXX\n/);
+    expect(run.stdout).toMatch(/\n2 REQUEST core \S+\n {4}label: core\n/);
+    expect(run.stdout).toContain("      fullpath: /?q=1\n");
+  });
+});
