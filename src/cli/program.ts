@@ -252,7 +252,8 @@ export function createProgram(context: ProgramContext): Command {
       .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false)
       .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
       .option("--shard <i/n>", "run only the i-th of n stable parts of the suite (CI machines)")
-      .option("--bail", "start no case after the first that fails", false),
+      .option("--bail", "start no case after the first that fails", false)
+      .option("--watch", "run the suite again on every change to the project's files, until Ctrl-C", false),
   ).action(
     async (
       paths: string[],
@@ -263,6 +264,7 @@ export function createProgram(context: ProgramContext): Command {
         grep?: string;
         shard?: string;
         bail: boolean;
+        watch: boolean;
       },
     ) => {
       const { runTestCommand } = await import("./test.js");
@@ -271,7 +273,8 @@ export function createProgram(context: ProgramContext): Command {
         context.write === processWriters && process.stderr.isTTY
           ? (text: string) => void process.stderr.write(text)
           : undefined;
-      context.exitCode = await runTestCommand(
+      const run = options.watch ? (await import("./test-watch.js")).watchTests : runTestCommand;
+      context.exitCode = await run(
         paths,
         {
           reporter: options.format ?? options.reporter,
