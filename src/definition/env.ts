@@ -105,6 +105,7 @@ export function resolveFileEnv<T>(
       severity: "warning",
       rule: "env-unset",
       message: `environment variable ${name} is not set and has no default; set it or write \${env:${name}:-default}`,
+      at: path,
     }),
   );
   return { value: resolved.value as T, secrets: resolved.secrets, issues };

@@ -11,6 +11,8 @@ export interface Issue extends SourcePosition {
   message: string;
   /** The finding's place holds a secret: formats show no source text around it (no code frame). */
   sensitive?: true;
+  /** Where in the file's value it is, when what it blocks depends on that (`env-unset`). */
+  at?: readonly (string | number)[];
 }
 
 // One collator for every comparison: the order of localeCompare, without setting up a collation per call.

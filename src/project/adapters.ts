@@ -1,10 +1,12 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, checkCassette, createReplayAdapter } from "../adapters/cassette.js";
 import { checkMockAnswers, createMockAdapter, type MockAnswers } from "../adapters/mock.js";
+import { BassError } from "../errors.js";
 import type { ProjectCache } from "./cache.js";
 import { readDataFile } from "./data-file.js";
 import type { Project } from "./open.js";
 import type { LiveSystems } from "./systems.js";
+import { formatIssueList, unsetForSystems } from "./usable.js";
 
 /** Where a run's adapters answer from: fixed answers, a recorded cassette, or the project's systems. */
 export type AdapterChoice =
@@ -61,6 +63,13 @@ export function createProjectAdapters(
 }
 
 async function startLive(project: Project, options: ProjectAdaptersOptions): Promise<LiveSystems> {
+  // A system's unset variable blocks only this: the runs that call the live systems.
+  const unset = unsetForSystems(project.issues);
+  if (unset.length)
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `the project's systems cannot start until these are set (bass validate shows them all):\n${formatIssueList(unset)}`,
+    );
   // Loaded only for live runs: the http adapter and the mock core are most of a mocked run's start-up.
   const { startSystems } = await import("./systems.js");
   return startSystems(project.config, project.dir, {

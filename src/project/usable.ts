@@ -1,9 +1,22 @@
 import type { Issue } from "../definition/issue.js";
 import { BassError } from "../errors.js";
 
-/** Findings that stop run, serve and test: errors, and unset variables without a default. */
+/**
+ * Findings that stop run, serve and test: errors, and unset variables without a default, but those of a
+ * system's settings, which stop only what calls the live systems (a `--mock` run never sends a
+ * system's headers): see `unsetForSystems`.
+ */
 export function isBlocking(issue: Issue): boolean {
-  return issue.severity === "error" || issue.rule === "env-unset";
+  return issue.severity === "error" || (issue.rule === "env-unset" && !forSystems(issue));
+}
+
+/** The unset variables of the systems' settings: what starting the live systems needs. */
+export function unsetForSystems(issues: readonly Issue[]): Issue[] {
+  return issues.filter((issue) => issue.rule === "env-unset" && forSystems(issue));
+}
+
+function forSystems(issue: Issue): boolean {
+  return issue.at?.[0] === "systems";
 }
 
 /** The definitions without a blocking finding of their own. */

@@ -325,10 +325,10 @@ describe("bass run refuses with exit 2", () => {
       /integrations\/customers\.create\.yaml:2:1 .*descripton.*\(schema-unknown-key\)/,
     ],
     [
-      "an unset ${env:X} without a default, naming it and its line",
-      runArgs,
+      "a live run whose system needs an unset ${env:X}, naming it and its line",
+      ["run", "customers.create", "--input", "input.json"],
       { "bass.config.yaml": `${defaultProjectFile}    headers:\n      X-Token: \${env:BASS_UNSET}\n` },
-      /bass\.config\.yaml:8:\d+ .*BASS_UNSET/,
+      /the project's systems cannot start until these are set[\s\S]*bass\.config\.yaml:8:\d+ .*BASS_UNSET/,
     ],
     [
       "an inactive integration",
@@ -366,5 +366,16 @@ describe("bass run refuses with exit 2", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/core.*adapters\/missing\.js/);
     expect(historyFiles(dir)).toEqual([]);
+  });
+});
+
+describe("a system's unset variable", () => {
+  it("does not stop a --mock run, which never calls the system: it is a warning", async () => {
+    const dir = createProject({
+      "bass.config.yaml": `${defaultProjectFile}    headers:\n      X-Token: \${env:BASS_UNSET}\n`,
+    });
+    const result = await runCli([...runArgs, "--json"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^warning: bass\.config\.yaml:8:\d+ .*BASS_UNSET/);
   });
 });
