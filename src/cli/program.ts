@@ -278,6 +278,7 @@ export function createProgram(context: ProgramContext): Command {
         paths,
         {
           reporter: options.format ?? options.reporter,
+          command: invokedAs(context.env),
           update: options.update,
           grep: options.grep,
           shard: options.shard,

@@ -6,9 +6,10 @@ import { escapeXml, escapeXmlAttribute } from "./formats/escape-xml.js";
 export interface FormatTestReportOptions {
   color: boolean;
   durationMs: number;
-  /** `--update` wrote actual outputs into the cases. */
   /** Cases whose expected output `--update` rewrote. */
   updated: number;
+  /** How the user runs bass (`npx bass` through npx), for the command a failed case points at. */
+  command?: string | undefined;
 }
 
 /** The results of `bass test` for people (text), scripts (json) or CI test reports (junit). */
@@ -64,7 +65,7 @@ function formatText(results: readonly CaseResult[], options: FormatTestReportOpt
       lines.push(`      ${paint.red(difference.path)}: ${difference.message}`);
     for (const cause of result.producedBy) lines.push(`      ${paint.dim(`from ${cause}`)}`);
     if (result.status === "failed" && result.runId)
-      lines.push(`      ${paint.dim(`bass history show ${result.runId}`)}`);
+      lines.push(`      ${paint.dim(`${options.command ?? "bass"} history show ${result.runId}`)}`);
   }
   const { total, passed, failed } = counts(results);
   const summary = `${passed} passed, ${failed} failed`;

@@ -21,6 +21,8 @@ export interface TestCommandOptions extends CaseSelection {
   project?: string | undefined;
   cwd: string;
   env: Env;
+  /** How the user runs bass, for the commands the report prints. */
+  command?: string | undefined;
   /** Where a progress line may go while a long suite runs (a terminal), or undefined. */
   progress?: ((text: string) => void) | undefined;
 }
@@ -65,6 +67,7 @@ export async function runTestCommand(
         color: output.color,
         durationMs: performance.now() - started,
         updated,
+        command: options.command,
       }),
     );
   }

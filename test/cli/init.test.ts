@@ -104,3 +104,13 @@ describe("bass list", () => {
     );
   });
 });
+
+describe("the commands bass prints", () => {
+  it("are written as npx bass when npx ran it", async () => {
+    const dir = createTempDir();
+    const made = await runCli(["init", "p"], { cwd: dir, env: { npm_command: "exec", NO_COLOR: "1" } });
+    expect(made.stdout).toContain("  npx bass validate\n");
+    const wrong = await runCli(["run", "--nope"], { cwd: dir, env: { npm_command: "exec" } });
+    expect(wrong.stderr).toContain("(npx bass run --help lists its options)");
+  });
+});
