@@ -37,7 +37,9 @@ export async function runHistoryList(
 export async function runHistoryShow(id: string, options: HistoryOptions, output: Output): Promise<number> {
   const record = await readRun(id, options);
   output.stdout(
-    options.json ? `${JSON.stringify(record, null, 2)}\n` : renderRecord(record, output.paint, output.width),
+    options.json
+      ? `${JSON.stringify(record, null, 2)}\n`
+      : renderRecord(record, output.paint, output.columns),
   );
   return 0;
 }

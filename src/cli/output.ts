@@ -17,8 +17,8 @@ export interface Output {
   /** Colour on stdout: the terminal shows it, and neither `--no-color` nor `NO_COLOR` says otherwise. */
   color: boolean;
   paint: ChalkInstance;
-  /** How wide a line may be: the terminal's width, or 100 off a terminal. */
-  width: number;
+  /** The terminal's width, when stdout is a terminal: lines are cut to it there, never wrapped. */
+  columns: number | undefined;
 }
 
 export interface CreateOutputOptions {
@@ -35,6 +35,6 @@ export function createOutput(options: CreateOutputOptions): Output {
     stderr: options.write.stderr,
     color: level > 0,
     paint: new Chalk({ level }),
-    width: options.write.columns ?? 100,
+    columns: options.write.columns,
   };
 }

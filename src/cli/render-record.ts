@@ -4,10 +4,13 @@ import type { Item, RunRecord, RunStatus } from "../engine/record.js";
 const previewLength = 80;
 
 /**
- * One run as a tree for a terminal: a header line, then one line per history item; why a run failed
- * follows its item whole, wrapped to `width` under it, since the cause is what a reader came for.
+ * One run as a tree for a terminal: a header line, then one line per history item, each cut to the
+ * terminal's `columns` (off a terminal, whole); why a run failed follows its item whole, wrapped under it
+ * to the terminal's width (100 off one), since the cause is what a reader came for.
  */
-export function renderRecord(record: RunRecord, paint: ChalkInstance, width = 100): string {
+export function renderRecord(record: RunRecord, paint: ChalkInstance, columns?: number): string {
+  const width = columns ?? 100;
+  const toWidth = (line: string) => (columns === undefined ? line : cutVisible(line, columns));
   const header = [
     paint.bold(oneLine(record.id)),
     oneLine(record.integration),
@@ -23,19 +26,54 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance, width = 10
     const glyph = index === record.items.length - 1 ? "└─" : "├─";
     const kind = item.kind.padEnd(kindWidth);
     const failed = item.kind === "VALIDATION_FAILURE" || item.kind === "FAILURE";
-    const line = joinParts([
-      paint.dim(glyph),
-      paint.dim(String(item.seq).padStart(seqWidth)),
-      failed ? paint.red(kind) : paint.bold(kind),
-      ...describeItem(item, paint),
-    ]);
+    const line = toWidth(
+      joinParts([
+        paint.dim(glyph),
+        paint.dim(String(item.seq).padStart(seqWidth)),
+        failed ? paint.red(kind) : paint.bold(kind),
+        ...describeItem(item, paint),
+      ]),
+    );
     const why = failureText(item);
     if (why === undefined) return line;
     const indent = `${index === record.items.length - 1 ? " " : "│"}${" ".repeat(seqWidth + 2)}`;
     const wrapped = wrap(why, Math.max(20, width - indent.length - 1));
     return [line, ...wrapped.map((text) => `${paint.dim(indent)} ${paint.red(text)}`)].join("\n");
   });
-  return `${[joinParts(header), ...lines].join("\n")}\n`;
+  return `${[toWidth(joinParts(header)), ...lines].join("\n")}\n`;
+}
+
+// The escape sequences chalk writes: they take no room on screen.
+const styling = /\u001b\[[0-9;]*m/y;
+
+/** A painted line cut to `columns` characters on screen, with `…` where it was cut and its styling closed. */
+function cutVisible(line: string, columns: number): string {
+  let shown = 0;
+  let at = 0;
+  let out = "";
+  let styled = false;
+  while (at < line.length) {
+    styling.lastIndex = at;
+    const code = styling.exec(line);
+    if (code) {
+      out += code[0];
+      at += code[0].length;
+      styled = true;
+      continue;
+    }
+    const char = String.fromCodePoint(line.codePointAt(at) ?? 0);
+    if (shown === columns - 1 && at + char.length < line.length && hasMoreText(line, at + char.length))
+      return `${out}…${styled ? "\u001b[0m" : ""}`;
+    out += char;
+    shown++;
+    at += char.length;
+  }
+  return out;
+}
+
+/** Whether anything but styling follows `from`. */
+function hasMoreText(line: string, from: number): boolean {
+  return line.slice(from).replace(/\u001b\[[0-9;]*m/g, "").length > 0;
 }
 
 /**

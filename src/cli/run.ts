@@ -196,5 +196,5 @@ async function printRun(
     ? `\n${output.paint.bold(`output ${shownOutput.status}`)}\n${JSON.stringify(shownOutput.payload, null, 2)}\n`
     : "";
   const items = verbose ? await renderItemData(record, output.paint) : "";
-  output.stdout(renderRecord(record, output.paint, output.width) + items + answer);
+  output.stdout(renderRecord(record, output.paint, output.columns) + items + answer);
 }

@@ -153,11 +153,24 @@ describe("renderRecord's failures", () => {
         },
       ],
     };
-    const lines = renderRecord(long, plain, 40).trimEnd().split("\n");
+    const lines = renderRecord(long, plain, 60).trimEnd().split("\n");
     expect(lines[1]).toBe("└─ 1 FAILURE cell_error before_hook, integrations/a.yaml:7");
     const wrapped = lines.slice(2);
     expect(wrapped.length).toBeGreaterThan(1);
-    for (const line of wrapped) expect(line.length).toBeLessThanOrEqual(40);
+    for (const line of wrapped) expect(line.length).toBeLessThanOrEqual(60);
     expect(wrapped.map((line) => line.trim()).join(" ")).toBe(message);
+  });
+});
+
+describe("renderRecord on a terminal", () => {
+  it("cuts every line to the terminal's width, colours and all, and marks where it cut", () => {
+    const text = renderRecord(record, colour, 50);
+    const lines = text.trimEnd().split("\n");
+    const visible = (line: string) => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
+    for (const line of lines) expect(visible(line)).toBeLessThanOrEqual(50);
+    expect(lines.some((line) => line.replace(/\u001b\[[0-9;]*m/g, "").endsWith("…"))).toBe(true);
+    // Off a terminal, lines are whole.
+    const whole = renderRecord(record, plain).split("\n");
+    expect(Math.max(...whole.map((line) => [...line].length))).toBeGreaterThan(50);
   });
 });
