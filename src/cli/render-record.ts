@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import type { ChalkInstance } from "chalk";
 import type { Item, RunRecord, RunStatus } from "../engine/record.js";
 
@@ -43,37 +44,32 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance, columns?: 
   return `${[toWidth(joinParts(header)), ...lines].join("\n")}\n`;
 }
 
-// The escape sequences chalk writes: they take no room on screen.
-const styling = /\u001b\[[0-9;]*m/y;
+// The escape sequences chalk writes (ESC, then `[…m`): they take no room on screen.
+const escapeCode = 27;
+const styleRest = /\[[0-9;]*m/y;
+
+/** The length of a styling sequence at `at`, or 0 for a character shown on screen. */
+function stylingAt(line: string, at: number): number {
+  if (line.charCodeAt(at) !== escapeCode) return 0;
+  styleRest.lastIndex = at + 1;
+  const rest = styleRest.exec(line);
+  return rest ? rest[0].length + 1 : 0;
+}
 
 /** A painted line cut to `columns` characters on screen, with `…` where it was cut and its styling closed. */
 function cutVisible(line: string, columns: number): string {
+  if (stripVTControlCharacters(line).length <= columns) return line;
   let shown = 0;
   let at = 0;
   let out = "";
-  let styled = false;
-  while (at < line.length) {
-    styling.lastIndex = at;
-    const code = styling.exec(line);
-    if (code) {
-      out += code[0];
-      at += code[0].length;
-      styled = true;
-      continue;
-    }
-    const char = String.fromCodePoint(line.codePointAt(at) ?? 0);
-    if (shown === columns - 1 && at + char.length < line.length && hasMoreText(line, at + char.length))
-      return `${out}…${styled ? "\u001b[0m" : ""}`;
-    out += char;
-    shown++;
-    at += char.length;
+  while (at < line.length && shown < columns - 1) {
+    const styled = stylingAt(line, at);
+    const length = styled || String.fromCodePoint(line.codePointAt(at) ?? 0).length;
+    out += line.slice(at, at + length);
+    if (!styled) shown++;
+    at += length;
   }
-  return out;
-}
-
-/** Whether anything but styling follows `from`. */
-function hasMoreText(line: string, from: number): boolean {
-  return line.slice(from).replace(/\u001b\[[0-9;]*m/g, "").length > 0;
+  return `${out}…${out.length > shown ? "\u001b[0m" : ""}`;
 }
 
 /**

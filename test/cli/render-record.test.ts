@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { Chalk } from "chalk";
 import { describe, expect, it } from "vitest";
 import { renderRecord, renderRunList } from "../../src/cli/render-record.js";
@@ -166,9 +167,9 @@ describe("renderRecord on a terminal", () => {
   it("cuts every line to the terminal's width, colours and all, and marks where it cut", () => {
     const text = renderRecord(record, colour, 50);
     const lines = text.trimEnd().split("\n");
-    const visible = (line: string) => [...line.replace(/\u001b\[[0-9;]*m/g, "")].length;
+    const visible = (line: string) => [...stripVTControlCharacters(line)].length;
     for (const line of lines) expect(visible(line)).toBeLessThanOrEqual(50);
-    expect(lines.some((line) => line.replace(/\u001b\[[0-9;]*m/g, "").endsWith("…"))).toBe(true);
+    expect(lines.some((line) => stripVTControlCharacters(line).endsWith("…"))).toBe(true);
     // Off a terminal, lines are whole.
     const whole = renderRecord(record, plain).split("\n");
     expect(Math.max(...whole.map((line) => [...line].length))).toBeGreaterThan(50);
