@@ -34,8 +34,11 @@ export async function watchTests(
     try {
       code = await runTestCommand(paths, options, output);
     } catch (error) {
-      if (!isBassError(error)) throw error;
-      output.stderr(`bass: ${error.message}\n`);
+      // Whatever stops one run is said, and the next change runs the suite again.
+      const message = isBassError(error)
+        ? error.message
+        : `unexpected error: ${(error as Error).stack ?? error}`;
+      output.stderr(`bass: ${message}\n`);
       code = 2;
     }
     output.stderr(output.paint.dim("watching for changes (Ctrl-C to stop)\n"));

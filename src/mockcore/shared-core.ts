@@ -80,18 +80,28 @@ export async function followSharedMockcore(options: SharedMockcoreOptions): Prom
   const listeners: ((url: string) => void | Promise<void>)[] = [];
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A takeover under way: closing waits for it, so that no core or lock outlives the close.
+  let takingOver: Promise<void> | undefined;
+  const takeOver = async () => {
+    const next = await startSharedMockcore(options);
+    if (closed) return next.close();
+    try {
+      for (const listener of listeners) await listener(next.url);
+      current = next;
+    } catch {
+      // The users could not follow: this core goes, and the next look tries again.
+      await next.close();
+    }
+  };
   const watch = () => {
     if (closed || current.ownerPid === undefined) return;
     timer = setTimeout(async () => {
       if (isRunning(current.ownerPid)) return watch();
-      try {
-        const next = await startSharedMockcore(options);
-        if (closed) return await next.close();
-        current = next;
-        for (const listener of listeners) await listener(next.url);
-      } catch {
+      takingOver = takeOver().catch(() => {
         // The data file is busy or broken for now: the next look tries again.
-      }
+      });
+      await takingOver;
+      takingOver = undefined;
       watch();
     }, followEveryMs);
     // Following keeps no process alive.
@@ -106,6 +116,7 @@ export async function followSharedMockcore(options: SharedMockcoreOptions): Prom
     async close() {
       closed = true;
       clearTimeout(timer);
+      await takingOver;
       await current.close();
     },
   };

@@ -153,7 +153,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     if (!next.ok) return { ok: false, why: formatIssueList(next.issues) };
     // A definition that served until this edit broke it keeps the last good set serving, as the
     // project file does; one that was broken already is left out, and the others reload.
-    const newlyBroken = next.set.broken.filter((file) => !set.broken.includes(file));
+    const served = new Set(
+      set.project.definitions.map((loaded) => loaded.file).filter((file) => !set.broken.includes(file)),
+    );
+    const newlyBroken = next.set.broken.filter((file) => served.has(file));
     if (newlyBroken.length > 0)
       return { ok: false, why: formatIssueList(issuesOf(next.set.brokenIssues, newlyBroken)) };
     for (const secret of next.set.project.secrets) servedSecrets.add(secret);

@@ -134,7 +134,7 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   }
   const schemaErrors = set.requestSchemas.get(match.target.integration.name)?.(body.value) ?? [];
   if (schemaErrors.length) {
-    const detail = "the request body does not match the endpoint's parsedschema";
+    const detail = "the request body does not match the endpoint's request_schema";
     return answer(pathname, 400, detail, {}, schemaErrors);
   }
 

@@ -21,15 +21,25 @@ export function compileRequestSchemas(
   definitions: readonly Definition[],
   secrets: readonly string[] = [],
 ): ReadonlyMap<string, RequestSchemaValidator> {
+  const compileBody = createBodyCompiler(secrets);
   const validators = new Map<string, RequestSchemaValidator>();
-  let compile: ReturnType<typeof createRequestSchemaCompiler> | undefined;
   for (const definition of definitions) {
-    if (definition.request_schema === undefined) continue;
-    compile ??= createRequestSchemaCompiler();
-    const what = `${definition.name}: request_schema`;
-    validators.set(definition.name, compileChecked(compile, definition.request_schema, what, secrets));
+    const validator = compileBody(definition);
+    if (validator) validators.set(definition.name, validator);
   }
   return validators;
+}
+
+/** One definition's `request_schema` as a validator, or undefined without one; compiled as the set loads. */
+export function createBodyCompiler(
+  secrets: readonly string[] = [],
+): (definition: Definition) => RequestSchemaValidator | undefined {
+  let compile: ReturnType<typeof createRequestSchemaCompiler> | undefined;
+  return (definition) => {
+    if (definition.request_schema === undefined) return undefined;
+    compile ??= createRequestSchemaCompiler();
+    return compileChecked(compile, definition.request_schema, `${definition.name}: request_schema`, secrets);
+  };
 }
 
 /**

@@ -3,15 +3,12 @@ import type { Issue } from "../definition/issue.js";
 import type { Env } from "../definition/load.js";
 import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import { isBassError } from "../errors.js";
 import { workerCount } from "../pool/worker-count.js";
 import { openProject, type Project } from "../project/open.js";
 import { brokenFiles, isBlocking, issuesOf } from "../project/usable.js";
-import {
-  compileRequestSchemas,
-  createParamsCompiler,
-  type RequestSchemaValidator,
-} from "./request-schema.js";
-import { createRouter, type Router } from "./routes.js";
+import { createBodyCompiler, createParamsCompiler, type RequestSchemaValidator } from "./request-schema.js";
+import { createRouter, type Route, type Router } from "./routes.js";
 
 /** Serve's settings with the defaults of the project file's reference. */
 export interface ServeSettings {
@@ -75,16 +72,39 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
       loaded.value.active !== false &&
       (loaded.value.endpoints ?? []).length > 0,
   );
-  const compiled = served.map((loaded) => project.compile(loaded));
   const compileParams = createParamsCompiler(project.secrets);
-  const routes = compiled.flatMap((integration) =>
-    (integration.definition.endpoints ?? []).map((endpoint) => ({
-      method: endpoint.method,
-      path: endpoint.path,
-      target: { integration, checkParams: compileParams(integration.definition, endpoint) },
-    })),
-  );
-  const definitions = served.map((loaded) => loaded.value);
+  const compileBody = createBodyCompiler(project.secrets);
+  const routes: Route<EndpointTarget>[] = [];
+  const requestSchemas = new Map<string, RequestSchemaValidator>();
+  const definitions: Definition[] = [];
+  const compileIssues: Issue[] = [];
+  for (const loaded of served) {
+    try {
+      const integration = project.compile(loaded);
+      const own = (loaded.value.endpoints ?? []).map((endpoint) => ({
+        method: endpoint.method,
+        path: endpoint.path,
+        target: { integration, checkParams: compileParams(loaded.value, endpoint) },
+      }));
+      const body = compileBody(loaded.value);
+      routes.push(...own);
+      if (body) requestSchemas.set(loaded.value.name, body);
+      definitions.push(loaded.value);
+    } catch (error) {
+      // A schema ajv cannot compile where lint could not tell (a $ref to another document): the
+      // definition is left out, as one with a finding of its own.
+      if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
+      broken.push(loaded.file);
+      compileIssues.push({
+        file: loaded.file,
+        line: 1,
+        column: 1,
+        severity: "error",
+        rule: "request-schema",
+        message: error.message,
+      });
+    }
+  }
   return {
     ok: true,
     set: {
@@ -92,10 +112,10 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
       settings: serveSettings(project.config),
       definitions,
       router: createRouter(routes),
-      requestSchemas: compileRequestSchemas(definitions, project.secrets),
+      requestSchemas,
       warnings: project.issues.filter((issue) => !isBlocking(issue)),
       broken,
-      brokenIssues: issuesOf(project.issues, broken).filter(isBlocking),
+      brokenIssues: [...issuesOf(project.issues, broken).filter(isBlocking), ...compileIssues],
     },
   };
 }

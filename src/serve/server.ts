@@ -53,7 +53,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     inFlight++;
     const started = performance.now();
     handling.set(request.socket, { request, response });
-    response.once("close", () => handling.delete(request.socket));
+    response.once("close", () => {
+      if (handling.get(request.socket)?.response === response) handling.delete(request.socket);
+    });
     serve(request, response, options, answers, logError)
       .then((handled) => {
         const run = handled.runId ? ` run ${handled.runId}` : "";
@@ -99,9 +101,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     const { status, detail } = unparsedProblem(error);
     const current = handling.get(socket);
-    // A request being handled already has its response: the error is answered there, or, once that has
-    // begun, the connection ends; never two responses to one request. Node's parser stopped, so the
-    // request hears of it only here: it is ended, and its handler with it.
+    // A request still arriving has its response: the error is answered there, or, once that has begun,
+    // the connection ends; never two responses to one request. Node's parser stopped, so the request
+    // hears of it only here: it is ended, and its handler with it. A request that arrived whole (the
+    // error is a pipelined one's) keeps its own answer, and the connection closes after it.
+    if (current && current.request.complete) {
+      current.response.once("finish", () => socket.destroy());
+      return;
+    }
     if (current) {
       const { request, response } = current;
       if (response.headersSent || error.code === "ECONNRESET") socket.destroy();

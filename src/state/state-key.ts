@@ -51,7 +51,12 @@ async function readOrCreateKeyFile(file: string): Promise<Buffer> {
   const temp = tempPathFor(file);
   try {
     await writeFile(temp, `${randomBytes(32).toString("hex")}\n`, { flag: "wx", mode: 0o600 });
-    await link(temp, file);
+    await link(temp, file).catch(async (error: NodeJS.ErrnoException) => {
+      // A file system without hard links (some network shares and mounted volumes): written in place,
+      // exclusively, which leaves a moment where a second process may read it half-written.
+      if (error.code !== "EPERM" && error.code !== "ENOTSUP" && error.code !== "ENOSYS") throw error;
+      await writeFile(file, await readFile(temp), { flag: "wx", mode: 0o600 });
+    });
   } catch (error) {
     // Another process made it first: its key is the project's.
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw unwritable(file, error);

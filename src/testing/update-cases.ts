@@ -73,18 +73,14 @@ function keepMatchers(old: unknown, value: unknown): unknown {
  */
 export function applyUpdates(text: string, updates: readonly CaseUpdate[]): string {
   const doc = parseDocument(text);
-  const splices: { start: number; end: number; text: string }[] = [];
-  let rebuilt = false;
-  for (const { index, output } of updates) {
-    const path = ["cases", index, "expect", "output"];
-    const node = doc.getIn(path, true);
-    if (isNode(node) && node.range) splices.push(spliceFor(text, node, output));
-    else {
-      doc.setIn(path, doc.createNode(output));
-      rebuilt = true;
-    }
+  const pathOf = (index: number) => ["cases", index, "expect", "output"];
+  const nodes = updates.map(({ index }) => doc.getIn(pathOf(index), true));
+  // A case without an expected output to replace gets one through the document, and so do the others.
+  if (!nodes.every((node) => isNode(node) && node.range)) {
+    for (const { index, output } of updates) doc.setIn(pathOf(index), doc.createNode(output));
+    return doc.toString();
   }
-  if (rebuilt) return doc.toString();
+  const splices = updates.map(({ output }, at) => spliceFor(text, nodes[at] as Node, output));
   let result = text;
   for (const { start, end, text: replacement } of splices.sort((a, b) => b.start - a.start))
     result = result.slice(0, start) + replacement + result.slice(end);
@@ -95,7 +91,8 @@ export function applyUpdates(text: string, updates: readonly CaseUpdate[]): stri
 function spliceFor(text: string, node: Node, value: unknown): { start: number; end: number; text: string } {
   const [start, rangeEnd] = node.range as [number, number, number];
   const end = contentEnd(text, start, rangeEnd);
-  const flow = isMap(node) ? node.flow === true : !(typeof value === "object" && value !== null);
+  // Only a block map stands on lines of its own: anything else starts on its key's line, where only flow fits.
+  const flow = !isMap(node) || node.flow === true;
   if (flow)
     return { start, end, text: stringify(value, { collectionStyle: "flow", lineWidth: 0 }).trimEnd() };
   const column = start - (text.lastIndexOf("\n", start - 1) + 1);

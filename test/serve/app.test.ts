@@ -70,3 +70,21 @@ describe("a broken definition", () => {
     await expect(createServeApp({ cwd: dir, env: {}, projectDir: dir })).rejects.toThrow(/not_a_key/);
   });
 });
+
+describe("a request_schema ajv cannot compile", () => {
+  it("leaves its definition out, and serves the others", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nserve:\n  workers: 0\n",
+      "integrations/good.yaml":
+        'name: good\nendpoints:\n  - { method: GET, path: /good }\non_success_hook: "output.payload = { ok: true }"\n',
+      "integrations/elsewhere.yaml":
+        "name: elsewhere\nendpoints:\n  - { method: POST, path: /elsewhere }\nrequest_schema: { $ref: 'other.json#/defs/x' }\n",
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    expect(app.current().broken).toEqual(["integrations/elsewhere.yaml"]);
+    expect(app.current().brokenIssues[0]?.message).toContain("elsewhere: request_schema cannot be compiled");
+    const get = { method: "GET", url: "/good", headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() };
+    expect(String((await app.handle(get)).body)).toBe('{"ok":true}');
+  });
+});

@@ -149,3 +149,15 @@ describe("serve's HTTP corners (over a raw socket)", () => {
     expect(after).toMatchObject({ kind: "response", status: 200 });
   });
 });
+
+describe("a broken request pipelined behind a good one", () => {
+  it("leaves the good one its own answer, and closes the connection after it", async () => {
+    const { port } = await startCorners();
+    const good =
+      "POST /a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+    const raw = await readRaw(port, wire(`${good}GARBAGE /x HTTP/9.9\r\n\r\n`));
+    const lines = statusLines(raw);
+    expect(lines[0]).toBe("HTTP/1.1 200");
+    expect(lines.length).toBeLessThanOrEqual(2);
+  });
+});

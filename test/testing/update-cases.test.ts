@@ -56,3 +56,17 @@ cases:
     expect(parse(next).cases[0].expect).toEqual({ state: "success", output: { status: 200 } });
   });
 });
+
+describe("applyUpdates where the old expectation is no block map", () => {
+  it("writes flow where the old value stood on its key's line, and applies every update with a new key", () => {
+    const text =
+      "integration: x\ncases:\n  - name: one\n    expect:\n      output: null\n  - name: two\n    expect: {}\n";
+    const next = applyUpdates(text, [update(0, { status: 200 }), update(1, { status: 201 })]);
+    const parsed = parse(next);
+    expect(parsed.cases[0].expect).toEqual({ output: { status: 200 } });
+    expect(parsed.cases[1].expect).toEqual({ output: { status: 201 } });
+    expect(applyUpdates(text, [update(0, { status: 200, payload: { a: [1] } })])).toContain(
+      "output: { status: 200, payload: { a: [ 1 ] } }",
+    );
+  });
+});
