@@ -52,8 +52,9 @@ export function checkOrigin(
   if (rules.auth.type !== "none" || !unsafeMethods.has(method)) return undefined;
   const { origin, fetchSite } = headers;
   if (origin !== undefined && rules.allowedOrigins.includes(origin)) return undefined;
-  const served = headers.host === undefined ? undefined : `http://${headers.host.toLowerCase()}`;
-  const crossOrigin = origin !== undefined && origin.toLowerCase() !== served;
+  // The scheme is left out: behind a proxy that ends TLS, a page of the served host posts from https.
+  const served = headers.host === undefined ? undefined : URL.parse(`http://${headers.host}`)?.host;
+  const crossOrigin = origin !== undefined && (URL.parse(origin)?.host ?? "") !== served;
   if (!crossOrigin && fetchSite !== "cross-site") return undefined;
   return {
     status: 403,

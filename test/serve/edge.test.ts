@@ -75,3 +75,18 @@ describe("the Origin check", () => {
     expect(checkOrigin("POST", { ...served, origin: "https://evil.example" }, bearer)).toBeUndefined();
   });
 });
+
+describe("the Origin check behind a proxy", () => {
+  const none: EdgeRules = {
+    boundHost: "127.0.0.1",
+    allowedHosts: ["bass.test"],
+    allowedOrigins: [],
+    auth: { type: "none" },
+  };
+
+  it("lets a page of the served host in over https, and with the default port written out", () => {
+    expect(checkOrigin("POST", { host: "bass.test", origin: "https://bass.test" }, none)).toBeUndefined();
+    expect(checkOrigin("POST", { host: "bass.test:80", origin: "http://bass.test" }, none)).toBeUndefined();
+    expect(checkOrigin("POST", { host: "bass.test", origin: "https://evil.test" }, none)?.status).toBe(403);
+  });
+});
