@@ -58,7 +58,7 @@ function stylingAt(line: string, at: number): number {
 
 /** A painted line cut to `columns` characters on screen, with `…` where it was cut and its styling closed. */
 function cutVisible(line: string, columns: number): string {
-  if (stripVTControlCharacters(line).length <= columns) return line;
+  if ([...stripVTControlCharacters(line)].length <= columns) return line;
   let shown = 0;
   let at = 0;
   let out = "";
@@ -201,9 +201,11 @@ function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
   while ([...rest].length > width) {
-    const head = [...rest].slice(0, width + 1).join("");
+    const points = [...rest];
+    const head = points.slice(0, width + 1).join("");
     const space = head.lastIndexOf(" ");
-    const at = space > width / 3 ? space : width;
+    // Indexes into the text count UTF-16 units: a break without a space falls after `width` characters.
+    const at = space > width / 3 ? space : points.slice(0, width).join("").length;
     lines.push(rest.slice(0, at).trimEnd());
     rest = rest.slice(at).trimStart();
   }
