@@ -3,6 +3,7 @@ import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
+import { isBassError } from "../errors.js";
 import { workerCount } from "../pool/worker-count.js";
 import {
   type AdapterChoice,
@@ -111,9 +112,20 @@ export async function runTests(
       const input = inputOf(job.entry, job.testCase);
       const choice = await adapterChoice(job.entry, job.testCase);
       const expected = expectedTexts(job.testCase.expect);
-      const { record, maskedTexts } = runner
-        ? await runner.run(job.integration.name, input, choice, expected)
-        : await runInThread(job.integration, input, choice, project, adapters, expected);
+      let caseRun: CaseRun;
+      try {
+        caseRun = runner
+          ? await runner.run(job.integration.name, input, choice, expected)
+          : await runInThread(job.integration, input, choice, project, adapters, expected);
+      } catch (error) {
+        // The live systems cannot start (a system's variable is unset): this case fails, saying why.
+        if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
+        results[index] = unrunCase(job.entry, job.testCase, error.message);
+        failed = true;
+        options.onCaseDone?.(++done, jobs.length);
+        return;
+      }
+      const { record, maskedTexts } = caseRun;
       const ms = performance.now() - started;
       const result = maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
       results[index] = result;
@@ -128,6 +140,21 @@ export async function runTests(
   }
   // --bail leaves the cases it did not start out of the results.
   return { results: results.filter((result) => result !== undefined), loaded, blocked };
+}
+
+/** A case that could not run: failed, with why as its one difference. */
+function unrunCase(entry: LoadedTests, testCase: TestCase, why: string): CaseResult {
+  return {
+    file: entry.file,
+    integration: entry.tests.integration,
+    name: testCase.name,
+    status: "failed",
+    duration_ms: 0,
+    differences: [{ path: "run", message: why }],
+    producedBy: [],
+    runId: undefined,
+    record: undefined,
+  };
 }
 
 /** Why a test file's integration cannot run: there is none of that name, or it has blocking findings. */

@@ -82,3 +82,21 @@ cases:
     expect(result.stdout).toContain("a case has one of input, request_file, not more");
   });
 });
+
+describe("a live case whose system needs an unset variable", () => {
+  it("fails alone, saying why, while the mocked cases pass", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml":
+        "systems:\n  core:\n    adapter: http\n    base_url: http://127.0.0.1:9\n    headers:\n      X-Token: ${env:BASS_UNSET_TOKEN}\n",
+      "integrations/hello.yaml":
+        "name: hello\nservice_requests:\n  - formula_variable: core\n    system: core\n    field_mappings:\n      - { field: service_path, literal: /x }\n      - { field: method, literal: GET }\n",
+      "t.test.yaml":
+        "integration: hello\ncases:\n  - name: mocked\n    mocks: { core: { success: true, payload: {} } }\n  - name: live\n",
+    });
+    const result = await runCli(["test"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/1 passed, 1 failed/);
+    expect(result.stdout).toContain("the project's systems cannot start until these are set");
+    expect(result.stdout).toContain("BASS_UNSET_TOKEN");
+  });
+});
