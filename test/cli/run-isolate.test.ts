@@ -8,7 +8,7 @@ function createProject() {
   const integration = (name: string, hook: string) =>
     `name: ${name}\nbefore_hook: ${JSON.stringify(hook)}\non_success_hook: "output.payload = { ok: true }"\n`;
   return createTempDir({
-    "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 300\n  cell_memory_mb: 64\n",
+    "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 1000\n  cell_memory_mb: 64\n",
     "integrations/grow.yaml": integration(
       "grow",
       "const keep = []; while (true) keep.push(new Array(1e5).fill({ x: 1 }))",

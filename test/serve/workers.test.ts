@@ -14,7 +14,7 @@ on_success_hook: "output.payload = { ok: true, list: [1, 2].map((n) => n * 2) }"
 `;
   return createTempDir({
     "bass.config.yaml":
-      "systems: {}\nlimits:\n  cell_timeout_ms: 300\n  cell_memory_mb: 64\nserve:\n  workers: 2\n",
+      "systems: {}\nlimits:\n  cell_timeout_ms: 1000\n  cell_memory_mb: 64\nserve:\n  workers: 2\n",
     "integrations/ok.yaml": integration("ok", "null"),
     "integrations/reject.yaml": integration("reject", 'Promise.reject(new Error("boom"))'),
     "integrations/loop.yaml": integration("loop", "Promise.resolve().then(() => { while (true) {} })"),
@@ -55,7 +55,7 @@ describe("serve runs integrations in worker threads (SPEC §13.1)", () => {
         app.handle(get("/_bass/health")),
       ]);
       // A bound for the test's sake: the cell limit plus 2 s, as the issue states it.
-      expect(performance.now() - started).toBeLessThan(2300);
+      expect(performance.now() - started).toBeLessThan(3000);
       expect(broken.status).toBe(status);
       expect(health.status).toBe(200);
       const after = await app.handle(get("/ok"));

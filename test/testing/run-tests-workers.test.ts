@@ -8,7 +8,7 @@ describe("runTests in worker threads (SPEC §13.1)", () => {
   it("fails a case that kills its worker, and the suite goes on in a new one", async () => {
     const calm = (name: string) => `  - name: ${name}\n    expect: { output: { payload: { calm: true } } }\n`;
     const dir = createTempDir({
-      "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 300\n  cell_memory_mb: 64\n",
+      "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 1000\n  cell_memory_mb: 64\n",
       "integrations/grow.yaml":
         'name: grow\nbefore_hook: "const keep = []; while (true) keep.push(new Array(1e5).fill({ x: 1 }))"\n',
       "integrations/calm.yaml": 'name: calm\non_success_hook: "output.payload = { calm: true }"\n',
