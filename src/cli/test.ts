@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { isNode, parseDocument } from "yaml";
-import { listTestFiles } from "../definition/files.js";
+import { findProjectFile, listTestFiles } from "../definition/files.js";
 import type { Env } from "../definition/load.js";
 import { BassError } from "../errors.js";
 import { openProject } from "../project/open.js";
@@ -33,16 +33,17 @@ export async function runTestCommand(
   options: TestCommandOptions,
   output: Output,
 ): Promise<number> {
-  const project = await openProject({
-    cwd: options.cwd,
-    env: options.env,
-    projectDir: options.project,
-    cache: true,
-  });
   for (const path of paths) {
     if (!existsSync(resolve(options.cwd, path)))
       throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
   }
+  const project = await openProject({
+    cwd: options.cwd,
+    env: options.env,
+    // Test files given without --project: their project is found from the first one upwards, as validate does.
+    projectDir: options.project ?? projectOfPath(paths[0], options.cwd),
+    cache: true,
+  });
   const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
   if (files.length === 0)
     throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
@@ -120,4 +121,13 @@ async function updateCases(
     if (next !== text) await writeFileAtomic(entry.path, next);
   }
   return changed.length;
+}
+
+/** The folder of the project file found from `path`'s folder upwards, or undefined (the current folder's). */
+function projectOfPath(path: string | undefined, cwd: string): string | undefined {
+  if (path === undefined) return undefined;
+  const full = resolve(cwd, path);
+  const start = statSync(full).isDirectory() ? full : dirname(full);
+  const file = findProjectFile(start);
+  return file === undefined ? undefined : dirname(file);
 }

@@ -138,3 +138,17 @@ describe("where a command finds its project and environment", () => {
     ]);
   });
 });
+
+describe("bass test given test files outside the current folder's project", () => {
+  it("finds their project from the first file upwards, as validate does", async () => {
+    const parent = createTempDir({
+      "shop/bass.config.yaml": "systems: {}\n",
+      "shop/integrations/a.yaml": 'name: a\non_success_hook: "output.payload = 1"\n',
+      "shop/tests/a.test.yaml":
+        "integration: a\ncases:\n  - name: one\n    expect: { output: { payload: 1 } }\n",
+    });
+    const result = await runCli(["test", "shop/tests/a.test.yaml"], { cwd: parent });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/1 passed, 0 failed/);
+  });
+});
