@@ -97,7 +97,7 @@ describe("an error serve did not expect", () => {
   it("writes its masked stack to serve's stderr before a 500 over a real socket", async () => {
     const core = createFakeCore();
     const dir = createServeProject(core, { config: bearer });
-    // The idempotency folder cannot be made, and the error saying so quotes the project's path: the token.
+    // The idempotency folder is a file, and the error saying so quotes the project's path: the token.
     mkdirSync(join(dir, ".bass"), { recursive: true });
     writeFileSync(join(dir, ".bass", "idempotency"), "not a folder");
     const token = basename(dir);
