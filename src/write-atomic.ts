@@ -13,12 +13,16 @@ export function tempPathFor(path: string): string {
 /**
  * Writes `text` to a temp file beside `path` (`<path>.<pid>-<thread>-<n>.tmp`) and renames it over `path`:
  * the file is whole or absent, also after `kill -9`, never half-written (SPEC §12). `mode` is the new
- * file's (0600 for bass's own state), before the umask. A folder that is not there yet is made.
+ * file's (0600 for bass's own state), before the umask. A folder that is not there yet is made, private
+ * (0700) for a private file; only a missing folder costs the extra call.
  */
 export async function writeFileAtomic(path: string, text: string, mode = 0o666): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = tempPathFor(path);
-  const fd = await openFile(temp, "wx", mode);
+  const fd = await openFile(temp, "wx", mode).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+    await mkdir(dirname(path), { recursive: true, ...((mode & 0o077) === 0 ? { mode: 0o700 } : {}) });
+    return openFile(temp, "wx", mode);
+  });
   try {
     await writeData(fd, text);
     // Synced before the rename, so that the file survives a power cut too, not only `kill -9`.

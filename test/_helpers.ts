@@ -6,6 +6,7 @@ import { onTestFinished } from "vitest";
 import type { AdapterResolver } from "../src/adapters/adapter.js";
 import { echoAdapter } from "../src/adapters/echo.js";
 import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
+import { createOutput, type Output, type Writers } from "../src/cli/output.js";
 import type { Issue } from "../src/definition/issue.js";
 import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
 import { openProjectFiles } from "../src/project/open-files.js";
@@ -59,25 +60,51 @@ export async function runCli(
   options: { cwd: string; env?: Record<string, string>; colorLevel?: ColorSupportLevel; stdin?: string },
 ): Promise<CliResult> {
   const { main } = await import("../src/cli/main.js");
-  let stdout = "";
-  let stderr = "";
-  const write = {
-    stdout: (text: string) => {
-      stdout += text;
-    },
-    stderr: (text: string) => {
-      stderr += text;
-    },
-    colorLevel: options.colorLevel ?? 0,
-  };
+  const captured = captureWriters(options.colorLevel ?? 0);
   const readStdin = async () => options.stdin ?? "";
   const code = await main(argv, {
     cwd: options.cwd,
     env: options.env ?? { NO_COLOR: "1" },
-    write,
+    write: captured.write,
     readStdin,
   });
-  return { code, stdout, stderr };
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
+}
+
+interface Captured {
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Writers that keep what is written to stdout and stderr as text. */
+function captureWriters(colorLevel: ColorSupportLevel = 0): Captured & { write: Writers } {
+  let stdout = "";
+  let stderr = "";
+  const write: Writers = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    colorLevel,
+  };
+  return { write, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** An Output without colour that keeps what is printed, for commands run in-process. */
+export function captureOutput(): Captured & { output: Output } {
+  const { write, ...captured } = captureWriters();
+  return { output: createOutput({ color: false, write }), ...captured };
+}
+
+/** A promise to hand a long-running command as `stopped`, and the function that resolves it. */
+export function stopSignal(): { stopped: Promise<void>; stop: () => void } {
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  return { stopped, stop };
 }
 
 export interface RunDefinitionOptions {

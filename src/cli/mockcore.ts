@@ -27,7 +27,7 @@ export async function runMockcore(options: MockcoreCommandOptions, output: Outpu
   const signal = options.stopped ? undefined : waitForStopSignal();
   const stopped = options.stopped ?? signal?.received;
   const dataFile = options.data === undefined ? undefined : resolve(options.cwd, options.data);
-  // One line per request, written together every 10 ms at most, as serve's.
+  // One line per request, written in batches as serve's are.
   const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
   const settings = {
     host: options.host,

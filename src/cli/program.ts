@@ -118,7 +118,7 @@ export function createProgram(context: ProgramContext): Command {
         "keep every adapter exchange of the run, masked, in a cassette (YAML; JSON by extension)",
       )
       .option("--replay <file>", "answer service requests from a cassette that --record wrote")
-      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
+      .addOption(textOrJson())
       .option("--json", "print { run_id, status, output, history } as JSON and nothing else", false)
       .option("--verbose", "print every history item's masked data as YAML under the tree", false)
       .option(
@@ -163,10 +163,7 @@ export function createProgram(context: ProgramContext): Command {
           json,
           verbose: options.verbose,
           // On a terminal a line says what a slow call waits on.
-          progress:
-            context.write === processWriters && process.stderr.isTTY
-              ? (text: string) => void process.stderr.write(text)
-              : undefined,
+          progress: terminalProgress(context),
           isolate,
           project,
           cwd: context.cwd,
@@ -269,10 +266,7 @@ export function createProgram(context: ProgramContext): Command {
     ) => {
       const { runTestCommand } = await import("./test.js");
       // A progress line only where a person watches: the process's own terminal.
-      const progress =
-        context.write === processWriters && process.stderr.isTTY
-          ? (text: string) => void process.stderr.write(text)
-          : undefined;
+      const progress = terminalProgress(context);
       const run = options.watch ? (await import("./test-watch.js")).watchTests : runTestCommand;
       context.exitCode = await run(
         paths,
@@ -309,7 +303,7 @@ export function createProgram(context: ProgramContext): Command {
       )
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
-      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
+      .addOption(textOrJson())
       .option("--json", "print the records as a JSON array", false)
       // What follows `bass history` that is no subcommand reaches the default one: it is named below.
       .allowExcessArguments(true),
@@ -346,7 +340,7 @@ export function createProgram(context: ProgramContext): Command {
       .command("show")
       .description("one run as a tree of its history items")
       .argument("<id>", "the run id, as bass history lists it")
-      .addOption(new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]))
+      .addOption(textOrJson())
       .option("--json", "print the record as JSON", false),
   ).action(async (id: string, options: GlobalOptions & JsonOptions) => {
     const { runHistoryShow } = await import("./history.js");
@@ -478,4 +472,16 @@ interface JsonOptions {
 
 function asJson(options: JsonOptions): boolean {
   return options.json || options.format === "json";
+}
+
+/** `--format text|json`: the same as `--json`, under the name `test` and `validate` use. */
+function textOrJson(): Option {
+  return new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]);
+}
+
+/** Where a line for a person watching goes: the process's own stderr, when it is a terminal. */
+function terminalProgress(context: ProgramContext): ((text: string) => void) | undefined {
+  return context.write === processWriters && process.stderr.isTTY
+    ? (text: string) => void process.stderr.write(text)
+    : undefined;
 }

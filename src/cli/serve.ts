@@ -48,7 +48,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   }
   const set = app.current();
   output.stderr(formatWarnings(set.warnings) + formatBroken(set.broken));
-  // Log lines written together every 10 ms at most: one write for a burst of requests.
+  // Log lines written in batches: one write for a burst of requests.
   const requestLog = createBatch<string>((lines) => output.stdout(`${lines.join("\n")}\n`), 10);
   const server = await startServer({
     host: options.host ?? set.settings.host,

@@ -1,5 +1,4 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile } from "node:fs/promises";
 import { BassError, isBassError } from "../errors.js";
 import { removeLeftoverTemps } from "../state/tighten.js";
 import { systemReason } from "../system-error.js";
@@ -54,7 +53,7 @@ export function createDataFileSaver(file: string, ledger: Ledger): DataFileSaver
       if (queued) return queued;
       const write = chain.then(() => {
         queued = undefined;
-        return writeDataFile(file, serializeLedger(ledger));
+        return writeFileAtomic(file, serializeLedger(ledger), 0o600);
       });
       queued = write;
       chain = write.catch(() => {});
@@ -62,10 +61,4 @@ export function createDataFileSaver(file: string, ledger: Ledger): DataFileSaver
     },
     flush: () => chain,
   };
-}
-
-/** The data file, whole or absent; its folder is made on the way. */
-async function writeDataFile(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, text, 0o600);
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
 import { isObject } from "../objects.js";
@@ -77,7 +77,6 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   const cache = new LRUCache<string, Entry>({ maxSize: cacheBytes, sizeCalculation: (entry) => entry.size });
   const tails = new Map<string, Promise<unknown>>();
   const writes = new Set<Promise<unknown>>();
-  let ready: Promise<unknown> | undefined;
   let lastSweep = Number.NEGATIVE_INFINITY;
   let sweeping: Promise<void> | undefined;
   let warned = false;
@@ -109,12 +108,6 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
     const storedAt = clock();
     const sealed = options.sealer.seal(Buffer.from(JSON.stringify({ fingerprint, response })), hash);
     const text = `${JSON.stringify({ key: hash, stored_at: new Date(storedAt).toISOString(), sealed })}\n`;
-    // A folder that could not be made is tried again by the next write.
-    ready ??= mkdir(dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    await ready;
     await writeFileAtomic(join(dir, `${hash}.json`), text, 0o600);
     cache.set(hash, {
       fingerprint,

@@ -12,25 +12,11 @@ export type RequestSchemaValidator = (payload: unknown) => ProblemError[];
 export const maxSchemaErrors = 20;
 
 /**
- * A validator per integration that has a `request_schema`, by name, each compiled once when the set
- * is loaded. A schema ajv cannot compile stops the load with DEFINITION_INVALID (validate's
+ * One definition's `request_schema` as a validator, or undefined without one; compiled once as the
+ * set loads. A schema ajv cannot compile stops the load with DEFINITION_INVALID (validate's
  * request-schema rule reports it first, with its line); its message has `secrets` masked, since the
  * schema's values may come from `${env:…}` and ajv quotes them (an unresolvable `$ref`).
  */
-export function compileRequestSchemas(
-  definitions: readonly Definition[],
-  secrets: readonly string[] = [],
-): ReadonlyMap<string, RequestSchemaValidator> {
-  const compileBody = createBodyCompiler(secrets);
-  const validators = new Map<string, RequestSchemaValidator>();
-  for (const definition of definitions) {
-    const validator = compileBody(definition);
-    if (validator) validators.set(definition.name, validator);
-  }
-  return validators;
-}
-
-/** One definition's `request_schema` as a validator, or undefined without one; compiled as the set loads. */
 export function createBodyCompiler(
   secrets: readonly string[] = [],
 ): (definition: Definition) => RequestSchemaValidator | undefined {

@@ -105,7 +105,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // the connection ends; never two responses to one request. Node's parser stopped, so the request
     // hears of it only here: it is ended, and its handler with it. A request that arrived whole (the
     // error is a pipelined one's) keeps its own answer, and the connection closes after it.
-    if (current && current.request.complete) {
+    if (current?.request.complete) {
       current.response.once("finish", () => socket.destroy());
       return;
     }

@@ -38,7 +38,7 @@ describe("errors in the user's words", () => {
     const result = await runCli(["run", "good", "--input", "nothere.json"], { cwd: project() });
     expect([result.code, result.stderr]).toEqual([
       2,
-      "bass: cannot read the input file nothere.json: no such file\n",
+      "bass: cannot read the input file nothere.json: no such file or folder\n",
     ]);
   });
 
@@ -87,8 +87,8 @@ describe("errors in the user's words", () => {
         path: "/p/out/a.yaml.4242-0-7.tmp",
       },
     );
-    expect(systemErrorMessage(error, "/p")).toBe("no such file or folder: out/a.yaml");
-    expect(systemReason(error)).toBe("no such file");
+    expect(systemErrorMessage(error, "/p")).toBe("out/a.yaml: no such file or folder");
+    expect(systemReason(error)).toBe("no such file or folder");
     expect(systemErrorMessage(new Error("plain"), "/p")).toBeUndefined();
     expect(systemReason(new Error("plain"))).toBe("plain");
   });
@@ -134,7 +134,7 @@ describe("where a command finds its project and environment", () => {
     const missing = await runCli(["list", "--env-file", "nope.env"], { cwd: dir });
     expect([missing.code, missing.stderr]).toEqual([
       2,
-      "bass: cannot read the env file nope.env: no such file\n",
+      "bass: cannot read the env file nope.env: no such file or folder\n",
     ]);
   });
 });

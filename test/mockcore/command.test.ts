@@ -3,8 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runMockcore } from "../../src/cli/mockcore.js";
-import { createOutput } from "../../src/cli/output.js";
-import { createTempDir, runCli } from "../_helpers.js";
+import { captureOutput, createTempDir, runCli, stopSignal } from "../_helpers.js";
 
 const bin = join(import.meta.dirname, "../../bin/bass.js");
 const listening = /^mockcore listening on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -47,24 +46,11 @@ describe("bass mockcore as a process (the built CLI)", () => {
 
 describe("runMockcore", () => {
   it("prints where it listens, and returns 0 once stopped", async () => {
-    let stdout = "";
-    const output = createOutput({
-      color: false,
-      write: {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: () => {},
-        colorLevel: 0,
-      },
-    });
-    let stop = () => {};
-    const stopped = new Promise<void>((resolve) => {
-      stop = resolve;
-    });
+    const { output, stdout } = captureOutput();
+    const { stopped, stop } = stopSignal();
     const code = runMockcore({ port: 0, host: "127.0.0.1", cwd: createTempDir(), stopped }, output);
-    await expect.poll(() => stdout).toMatch(listening);
-    const url = listening.exec(stdout)?.[1];
+    await expect.poll(stdout).toMatch(listening);
+    const url = listening.exec(stdout())?.[1];
     expect((await fetch(`${url}/core/v1/accounts/1000000001`)).status).toBe(200);
     expect((await fetch(`${url}/core/v1/persons/P999999`)).status).toBe(404);
     stop();
@@ -72,7 +58,7 @@ describe("runMockcore", () => {
     await expect(fetch(`${url}/core/v1/accounts/1000000001`)).rejects.toThrow();
     // A line per request, and one when it stops.
     expect(
-      stdout
+      stdout()
         .split("\n")
         .slice(1)
         .map((line) => line.replace(/ \d+ ms$/, " N ms")),

@@ -1,6 +1,7 @@
 import { createOutput } from "../../src/cli/output.js";
 import { runServe } from "../../src/cli/serve.js";
 import { createServeApp } from "../../src/serve/app.js";
+import { stopSignal } from "../_helpers.js";
 
 /** The handler of `bass serve` over a project, with the stores, limiter and systems serve gives it. */
 export async function createProjectHandler(dir: string) {
@@ -11,10 +12,7 @@ export async function createProjectHandler(dir: string) {
 /** `bass serve` in this process on 127.0.0.1, port 0, with `env` as its environment; `stop` resolves with its exit code and how long the stop took. */
 export async function startServeInProcess(dir: string, env: Record<string, string> = {}) {
   const lines: string[] = [];
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
+  const { stopped, stop } = stopSignal();
   let onListening: (url: string) => void = () => {};
   const listening = new Promise<string>((resolve) => {
     onListening = resolve;

@@ -3,7 +3,11 @@ import { describe, expect, it, vi } from "vitest";
 import type { Definition } from "../../src/definition/types.js";
 import { BassError } from "../../src/errors.js";
 import type { ProblemError } from "../../src/serve/problem.js";
-import { compileRequestSchemas, maxSchemaErrors } from "../../src/serve/request-schema.js";
+import {
+  createBodyCompiler,
+  maxSchemaErrors,
+  type RequestSchemaValidator,
+} from "../../src/serve/request-schema.js";
 
 const customerSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -32,6 +36,20 @@ const definitions: Definition[] = [
   { name: "anything", request_schema: true },
   { name: "nothing", request_schema: false },
 ];
+/** Each definition's validator by name, compiled by one compiler as a served set does. */
+function compileRequestSchemas(
+  list: readonly Definition[],
+  secrets: readonly string[] = [],
+): ReadonlyMap<string, RequestSchemaValidator> {
+  const compileBody = createBodyCompiler(secrets);
+  const validators = new Map<string, RequestSchemaValidator>();
+  for (const definition of list) {
+    const validator = compileBody(definition);
+    if (validator) validators.set(definition.name, validator);
+  }
+  return validators;
+}
+
 const schemas = compileRequestSchemas(definitions);
 const check = (name: string, payload: unknown): ProblemError[] => {
   const validate = schemas.get(name);
@@ -39,7 +57,7 @@ const check = (name: string, payload: unknown): ProblemError[] => {
   return validate(payload);
 };
 
-describe("compileRequestSchemas", () => {
+describe("createBodyCompiler", () => {
   it("has a validator for each definition with a request_schema, even two with one $id", () => {
     expect([...schemas.keys()]).toEqual(["customers.create", "customers.update", "anything", "nothing"]);
   });

@@ -3,12 +3,11 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createOutput } from "../../src/cli/output.js";
 import { runServe, type ServeCommandOptions } from "../../src/cli/serve.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { isBassError } from "../../src/errors.js";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
-import { createTempDir, runCli } from "../_helpers.js";
+import { captureOutput, createTempDir, runCli, stopSignal } from "../_helpers.js";
 import { createFakeCore, createServeProject, secretAccount } from "./_project.js";
 import { readRaw } from "./_raw-http.js";
 
@@ -24,24 +23,8 @@ interface Serving {
 
 /** `bass serve` in-process on 127.0.0.1 and a free port, stopped when the test ends. */
 async function startServe(dir: string, options: Partial<ServeCommandOptions> = {}): Promise<Serving> {
-  let stdout = "";
-  let stderr = "";
-  const output = createOutput({
-    color: false,
-    write: {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      colorLevel: 0,
-    },
-  });
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
+  const { output, stdout, stderr } = captureOutput();
+  const { stopped, stop } = stopSignal();
   let listening!: (url: string) => void;
   const url = new Promise<string>((resolve) => {
     listening = resolve;
@@ -66,7 +49,7 @@ async function startServe(dir: string, options: Partial<ServeCommandOptions> = {
   const base = await Promise.race([
     url,
     done.then(() => {
-      throw new Error(`bass serve stopped before it listened: ${stderr}`);
+      throw new Error(`bass serve stopped before it listened: ${stderr()}`);
     }),
   ]);
   return {
@@ -76,8 +59,8 @@ async function startServe(dir: string, options: Partial<ServeCommandOptions> = {
       return done;
     },
     done,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
   };
 }
 
@@ -424,7 +407,7 @@ describe("listening", () => {
         port: 0,
         stopped: new Promise(() => {}),
       },
-      createOutput({ color: false, write: { stdout: () => {}, stderr: () => {}, colorLevel: 0 } }),
+      captureOutput().output,
     ).then(
       () => undefined,
       (error: unknown) => error,
