@@ -12,7 +12,10 @@ export interface FormatTestReportOptions {
   command?: string | undefined;
 }
 
-/** The results of `bass test` for people (text), scripts (json) or CI test reports (junit). */
+/**
+ * The results of `bass test` for people (text), scripts (json) or CI test reports (junit). The text
+ * reporter's report is its summary: each file's lines print as the file finishes (`formatTestFile`).
+ */
 export function formatTestReport(
   reporter: TestReporter,
   results: readonly CaseResult[],
@@ -20,7 +23,7 @@ export function formatTestReport(
 ): string {
   if (reporter === "json") return `${JSON.stringify(toJson(results, options), null, 2)}\n`;
   if (reporter === "junit") return formatJunit(results, options);
-  return formatText(results, options);
+  return formatSummary(results, options);
 }
 
 function counts(results: readonly CaseResult[]) {
@@ -50,15 +53,13 @@ function toJson(results: readonly CaseResult[], options: FormatTestReportOptions
   };
 }
 
-function formatText(results: readonly CaseResult[], options: FormatTestReportOptions): string {
+/** The text reporter's lines for one test file, printed as soon as its cases are done. */
+export function formatTestFile(results: readonly CaseResult[], options: FormatTestReportOptions): string {
   const paint = new Chalk({ level: options.color ? 1 : 0 });
-  const lines: string[] = [];
-  let file: string | undefined;
+  const first = results[0];
+  if (first === undefined) return "";
+  const lines = [paint.underline(`${first.file} (${first.integration})`)];
   for (const result of results) {
-    if (result.file !== file) {
-      file = result.file;
-      lines.push(paint.underline(`${result.file} (${result.integration})`));
-    }
     const mark = result.status === "passed" ? paint.green("✓") : paint.red("✗");
     lines.push(`  ${mark} ${result.name} ${paint.dim(`${result.duration_ms} ms`)}`);
     for (const difference of result.differences)
@@ -67,13 +68,18 @@ function formatText(results: readonly CaseResult[], options: FormatTestReportOpt
     if (result.status === "failed" && result.runId)
       lines.push(`      ${paint.dim(`${options.command ?? "bass"} history show ${result.runId}`)}`);
   }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The text reporter's closing lines; the files' own lines went out as each finished. */
+function formatSummary(results: readonly CaseResult[], options: FormatTestReportOptions): string {
+  const paint = new Chalk({ level: options.color ? 1 : 0 });
   const { total, passed, failed } = counts(results);
   const summary = `${passed} passed, ${failed} failed`;
-  lines.push(
-    "",
-    `${failed ? paint.red(summary) : paint.green(summary)} (${total} case${total === 1 ? "" : "s"}, ${Math.round(options.durationMs)} ms)${options.updated ? `; ${options.updated} expected output${options.updated === 1 ? "" : "s"} updated` : ""}`,
-  );
-  return `${lines.join("\n")}\n`;
+  const updated = options.updated
+    ? `; ${options.updated} expected output${options.updated === 1 ? "" : "s"} updated`
+    : "";
+  return `\n${failed ? paint.red(summary) : paint.green(summary)} (${total} case${total === 1 ? "" : "s"}, ${Math.round(options.durationMs)} ms)${updated}\n`;
 }
 
 /** One testsuite per test file, one testcase per case; a failure lists every difference. */

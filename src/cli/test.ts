@@ -12,7 +12,7 @@ import { applyUpdates, outputDiffers, updatedOutput } from "../testing/update-ca
 import { writeFileAtomic } from "../write-atomic.js";
 import type { TestReporter } from "./choices.js";
 import type { Output } from "./output.js";
-import { formatTestReport } from "./test-report.js";
+import { formatTestFile, formatTestReport } from "./test-report.js";
 
 export interface TestCommandOptions extends CaseSelection {
   reporter: TestReporter;
@@ -51,13 +51,28 @@ export async function runTestCommand(
   output.stderr(formatBroken(brokenFiles(project.definitions, project.issues)));
   const started = performance.now();
   const suite = { cwd: options.cwd, env: options.env, project, files };
+  const reportOptions = { color: output.color, command: options.command, updated: 0, durationMs: 0 };
+  let progressLine = "";
+  const progress = (text: string) => {
+    progressLine = text;
+    options.progress?.(`\r\u001b[K${text}`);
+  };
   const { results, loaded, blocked } = await runTests({
     ...suite,
     only: caseFilter(options),
     bail: options.bail,
-    onCaseDone: (done, total) => options.progress?.(`\r${done}/${total} cases`),
+    onCaseDone: (done, total) => progress(`${done}/${total} cases`),
+    // People see each file as it finishes; json and junit are one document, written at the end.
+    onFileDone:
+      options.reporter === "text"
+        ? (fileResults) => {
+            options.progress?.("\r\u001b[K");
+            output.stdout(formatTestFile(fileResults, reportOptions));
+            options.progress?.(progressLine);
+          }
+        : undefined,
   });
-  options.progress?.("\r\u001b[K");
+  progress("");
   const updated = options.update
     ? await updateCases(loaded, results, async (only) => (await runTests({ ...suite, only })).results)
     : 0;
@@ -65,10 +80,9 @@ export async function runTestCommand(
   if (results.length > 0 || blocked.length === 0) {
     output.stdout(
       formatTestReport(options.reporter, results, {
-        color: output.color,
+        ...reportOptions,
         durationMs: performance.now() - started,
         updated,
-        command: options.command,
       }),
     );
   }

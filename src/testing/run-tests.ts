@@ -46,6 +46,11 @@ export interface RunTestsOptions {
   /** Worker threads the cases run in (default: as `serve.workers`); 0 runs them on bass's own thread. */
   workers?: number;
   onCaseDone?: (done: number, total: number) => void;
+  /**
+   * Called with a test file's results once its cases, and those of every file before it, have finished:
+   * files report in their order, each as soon as it can.
+   */
+  onFileDone?: (results: CaseResult[]) => void;
   /** Runs only the cases it accepts, by test file (as shown) and case name. */
   only?: ((file: string, name: string) => boolean) | undefined;
   /** Starts no case after the first one that fails (cases under way finish). */
@@ -88,7 +93,7 @@ export async function runTests(
     project.compile(
       project.definitions.find((candidate) => candidate.value.name === name) as LoadedDefinition,
     );
-  const jobs = loaded.flatMap((entry) =>
+  const jobs: Job[] = loaded.flatMap((entry) =>
     entry.tests.cases
       .filter((testCase) => options.only?.(entry.file, testCase.name) ?? true)
       .map((testCase) => ({
@@ -103,35 +108,38 @@ export async function runTests(
   const workers = options.workers ?? workerCount(project.config);
   const runner = workers > 0 ? await createWorkerRunner(options, project, adapters, workers) : undefined;
   const results: CaseResult[] = new Array(jobs.length);
+  const files = fileReporter(jobs, results, options.onFileDone);
+  const runCase = async (job: Job): Promise<CaseResult> => {
+    const started = performance.now();
+    const input = inputOf(job.entry, job.testCase);
+    const choice = await adapterChoice(job.entry, job.testCase);
+    const expected = expectedTexts(job.testCase.expect);
+    let caseRun: CaseRun;
+    try {
+      caseRun = runner
+        ? await runner.run(job.integration.name, input, choice, expected)
+        : await runInThread(job.integration, input, choice, project, adapters, expected);
+    } catch (error) {
+      // The live systems cannot start (a system's variable is unset): this case fails, saying why.
+      if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
+      return unrunCase(job.entry, job.testCase, error.message);
+    }
+    const { record, maskedTexts } = caseRun;
+    history.write(record);
+    const ms = performance.now() - started;
+    return maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
+  };
   let done = 0;
   let failed = false;
   try {
     await forEachLimited(jobs, options.concurrency ?? 4, async (job, index) => {
-      if (failed && options.bail) return;
-      const started = performance.now();
-      const input = inputOf(job.entry, job.testCase);
-      const choice = await adapterChoice(job.entry, job.testCase);
-      const expected = expectedTexts(job.testCase.expect);
-      let caseRun: CaseRun;
-      try {
-        caseRun = runner
-          ? await runner.run(job.integration.name, input, choice, expected)
-          : await runInThread(job.integration, input, choice, project, adapters, expected);
-      } catch (error) {
-        // The live systems cannot start (a system's variable is unset): this case fails, saying why.
-        if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
-        results[index] = unrunCase(job.entry, job.testCase, error.message);
-        failed = true;
+      if (!(failed && options.bail)) {
+        const result = await runCase(job);
+        results[index] = result;
+        failed ||= result.status === "failed";
         options.onCaseDone?.(++done, jobs.length);
-        return;
       }
-      const { record, maskedTexts } = caseRun;
-      const ms = performance.now() - started;
-      const result = maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
-      results[index] = result;
-      failed ||= result.status === "failed";
-      history.write(record);
-      options.onCaseDone?.(++done, jobs.length);
+      files.caseDone(index);
     });
   } finally {
     await history.flush();
@@ -140,6 +148,40 @@ export async function runTests(
   }
   // --bail leaves the cases it did not start out of the results.
   return { results: results.filter((result) => result !== undefined), loaded, blocked };
+}
+
+/** One case to run, with its test file and its compiled integration. */
+interface Job {
+  entry: LoadedTests;
+  testCase: TestCase;
+  integration: CompiledIntegration;
+}
+
+/**
+ * Hands each test file's results to `report` in file order, as soon as the file's cases and those of the
+ * files before it are done. Jobs come grouped by file, in file order.
+ */
+function fileReporter(
+  jobs: readonly Job[],
+  results: readonly (CaseResult | undefined)[],
+  report: ((results: CaseResult[]) => void) | undefined,
+) {
+  const finished = new Array<boolean>(jobs.length).fill(false);
+  let next = 0;
+  return {
+    caseDone(index: number) {
+      finished[index] = true;
+      while (next < jobs.length) {
+        const entry = jobs[next]?.entry;
+        let end = next;
+        while (end < jobs.length && jobs[end]?.entry === entry) end++;
+        if (!finished.slice(next, end).every(Boolean)) return;
+        const mine = results.slice(next, end).filter((result) => result !== undefined);
+        if (mine.length) report?.(mine);
+        next = end;
+      }
+    },
+  };
 }
 
 /** A case that could not run: failed, with why as its one difference. */
