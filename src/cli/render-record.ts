@@ -155,10 +155,6 @@ function describeRequest(item: Extract<Item, { kind: "REQUEST" }>, paint: ChalkI
     formatDuration(item.duration_ms),
     `→ ${preview(item.request.payload)}`,
     item.response ? `← ${preview(item.response.payload)}` : "",
-    // A failed call says why: the adapter's messages (a missing mock answer, a time-out, an HTTP status).
-    item.response && !ok && item.response.messages.length
-      ? paint.red(cut(oneLine(item.response.messages.join("; "))))
-      : "",
   ];
 }
 
@@ -189,10 +185,15 @@ function cut(text: string): string {
   return chars.length > previewLength ? `${chars.slice(0, previewLength - 1).join("")}…` : text;
 }
 
-/** What a failing item says, whole: a validation's message, a failure's error message. */
+/**
+ * What a failing item says, whole: a validation's message, a failure's error message, a failed call's
+ * adapter messages (a missing mock answer, a time-out, an HTTP status).
+ */
 function failureText(item: Item): string | undefined {
   if (item.kind === "VALIDATION_FAILURE") return oneLine(item.message);
   if (item.kind === "FAILURE") return oneLine(item.error.message);
+  if (item.kind === "REQUEST" && item.response && !item.response.success && item.response.messages.length)
+    return oneLine(item.response.messages.join("; "));
   return undefined;
 }
 

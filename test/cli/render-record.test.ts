@@ -161,6 +161,34 @@ describe("renderRecord's failures", () => {
     for (const line of wrapped) expect(line.length).toBeLessThanOrEqual(60);
     expect(wrapped.map((line) => line.trim()).join(" ")).toBe(message);
   });
+
+  it("keeps a failed call's messages whole under its item, not cut on its line", () => {
+    const messages = ["400 Bad Request", "birthDate must be a past date (YYYY-MM-DD), as the core requires"];
+    const refused: RunRecord = {
+      ...record,
+      items: [
+        {
+          seq: 1,
+          kind: "REQUEST",
+          at,
+          label: "core",
+          sridx: null,
+          duration_ms: 3,
+          request: { service_name: "n/a", payload: { birthDate: "2999-01-01" } },
+          response: { success: false, status: 400, payload: { errorCode: "INVALID_REQUEST" }, messages },
+        },
+      ],
+    };
+    const lines = renderRecord(refused, plain, 60).trimEnd().split("\n");
+    expect(lines[1]).toMatch(/^└─ 1 REQUEST core ✗ 400 3 ms → /);
+    expect(lines[1]).not.toContain("Bad Request");
+    expect(
+      lines
+        .slice(2)
+        .map((line) => line.trim())
+        .join(" "),
+    ).toBe(messages.join("; "));
+  });
 });
 
 describe("renderRecord on a terminal", () => {
