@@ -57,10 +57,17 @@ export interface CliResult {
 /** Runs the CLI in-process, capturing what it prints; `stdin` is what `--input -` reads. */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; colorLevel?: ColorSupportLevel; stdin?: string },
+  options: {
+    cwd: string;
+    env?: Record<string, string>;
+    colorLevel?: ColorSupportLevel;
+    stdin?: string;
+    /** The width of the terminal stdout stands for; without it, stdout is not a terminal. */
+    columns?: number;
+  },
 ): Promise<CliResult> {
   const { main } = await import("../src/cli/main.js");
-  const captured = captureWriters(options.colorLevel ?? 0);
+  const captured = captureWriters(options.colorLevel ?? 0, options.columns);
   const readStdin = async () => options.stdin ?? "";
   const code = await main(argv, {
     cwd: options.cwd,
@@ -77,7 +84,10 @@ interface Captured {
 }
 
 /** Writers that keep what is written to stdout and stderr as text. */
-function captureWriters(colorLevel: ColorSupportLevel = 0): Captured & { write: Writers } {
+function captureWriters(
+  colorLevel: ColorSupportLevel = 0,
+  columns?: number,
+): Captured & { write: Writers } {
   let stdout = "";
   let stderr = "";
   const write: Writers = {
@@ -88,6 +98,7 @@ function captureWriters(colorLevel: ColorSupportLevel = 0): Captured & { write: 
       stderr += text;
     },
     colorLevel,
+    columns,
   };
   return { write, stdout: () => stdout, stderr: () => stderr };
 }

@@ -40,6 +40,9 @@ export function createProgram(context: ProgramContext): Command {
     .configureOutput({
       writeOut: (text) => context.write.stdout(text),
       writeErr: (text) => context.write.stderr(text),
+      // Help wraps to the terminal bass writes to (80 columns off one), as the run tree cuts to it.
+      getOutHelpWidth: () => context.write.columns ?? 80,
+      getErrHelpWidth: () => context.write.columns ?? 80,
     });
 
   const globals = (command: Command) =>
@@ -388,7 +391,10 @@ export function createProgram(context: ProgramContext): Command {
     );
     const lines = examples[name];
     if (lines)
-      command.addHelpText("after", `\nExamples:\n${lines.map((line) => `  $ ${as} ${line}\n`).join("")}`);
+      command.addHelpText(
+        "after",
+        `\nExamples:\n${lines.map((line) => `  $ ${as} ${shellLines(line)}\n`).join("")}`,
+      );
   };
   finish(program, "");
   for (const command of program.commands) {
@@ -436,7 +442,12 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** One to three examples of each command, shown at the end of its --help. */
+/** An example's lines as a shell continues them: ` \` at the end, the next one indented. */
+function shellLines(example: string): string {
+  return example.replaceAll("\n", " \\\n      ");
+}
+
+/** One to three examples of each command, shown at the end of its --help; `\n` breaks one that would not fit 80 columns. */
 const examples: Record<string, string[]> = {
   "": ["init my-project", "validate --project my-project", "test --project my-project"],
   init: ["init my-project", "init my-project --template samples"],
@@ -447,9 +458,9 @@ const examples: Record<string, string[]> = {
     "validate --format sarif > bass.sarif",
   ],
   run: [
-    "run customers.create --input inputs/customers.create.json --mock mocks/customers.create.yaml",
+    "run customers.create --input inputs/customers.create.json\n--mock mocks/customers.create.yaml",
     "run customers.retrieve --query customer_id=P000001",
-    "run customers.create --input inputs/customers.create.json --record cassettes/create.yaml",
+    "run customers.create --input inputs/customers.create.json\n--record cassettes/create.yaml",
   ],
   serve: ["serve", "serve --watch --port 8080"],
   openapi: ["openapi --out openapi.json"],
@@ -460,7 +471,7 @@ const examples: Record<string, string[]> = {
   ],
   "history list": ["history list --limit 5 --json"],
   "history show": ["history show 01M80AN5Y62YTE3T5G3NSKQ4K3"],
-  "history promote": ["history promote 01M80AN5Y62YTE3T5G3NSKQ4K3 --out tests/found.test.yaml"],
+  "history promote": ["history promote 01M80AN5Y62YTE3T5G3NSKQ4K3\n--out tests/found.test.yaml"],
   mockcore: ["mockcore --port 4010 --data .bass/core.json", "mockcore --latency 200 --error-rate 0.1"],
 };
 
