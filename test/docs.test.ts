@@ -37,6 +37,7 @@ describe("docs/cli.md", () => {
     ["history"],
     ["history", "list"],
     ["history", "show"],
+    ["history", "rerun"],
     ["history", "promote"],
     ["serve"],
     ["openapi"],

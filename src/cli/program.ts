@@ -293,7 +293,7 @@ export function createProgram(context: ProgramContext): Command {
   const history = program
     .command("history")
     .description(
-      "the run history: list the runs (the default: bass history [options]), show one, or promote one to a test case",
+      "the run history: list the runs (the default: bass history [options]), show one, run one again, or promote one to a test case",
     );
   globals(
     history
@@ -302,7 +302,12 @@ export function createProgram(context: ProgramContext): Command {
       .option("--integration <name>", "only runs of this integration")
       .addOption(new Option("--status <status>", "only runs with this status").choices(runStatuses))
       .addOption(
-        new Option("--trigger <trigger>", "only runs started by this").choices(["cli", "http", "test"]),
+        new Option("--trigger <trigger>", "only runs started by this").choices([
+          "cli",
+          "http",
+          "test",
+          "rerun",
+        ]),
       )
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
@@ -335,6 +340,29 @@ export function createProgram(context: ProgramContext): Command {
     context.exitCode = await runHistoryPromote(
       id,
       { json: false, out: options.out, project: options.project, cwd: context.cwd, env: context.env },
+      await outputFor(options),
+    );
+  });
+  globals(
+    history
+      .command("rerun")
+      .description("run a recorded run again with its request, against the systems as configured now")
+      .argument("<id>", "the run id, as bass history lists it")
+      .addOption(textOrJson())
+      .option("--json", "print { run_id, status, output, history } as JSON", false)
+      .option("--verbose", "print every history item's masked data under the tree", false),
+  ).action(async (id: string, options: GlobalOptions & JsonOptions & { verbose: boolean }) => {
+    const { runHistoryRerun } = await import("./rerun.js");
+    context.exitCode = await runHistoryRerun(
+      id,
+      {
+        json: asJson(options),
+        verbose: options.verbose,
+        progress: terminalProgress(context),
+        project: options.project,
+        cwd: context.cwd,
+        env: context.env,
+      },
       await outputFor(options),
     );
   });
@@ -471,6 +499,7 @@ const examples: Record<string, string[]> = {
   ],
   "history list": ["history list --limit 5 --json"],
   "history show": ["history show 01M80AN5Y62YTE3T5G3NSKQ4K3"],
+  "history rerun": ["history rerun 01M80AN5Y62YTE3T5G3NSKQ4K3"],
   "history promote": ["history promote 01M80AN5Y62YTE3T5G3NSKQ4K3\n--out tests/found.test.yaml"],
   mockcore: ["mockcore --port 4010 --data .bass/core.json", "mockcore --latency 200 --error-rate 0.1"],
 };

@@ -46,19 +46,51 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     definitions: { name },
     cache: true,
   });
-  // Another definition's findings are its own: this run needs the project file and its definition only.
-  const own = issuesOf(project.issues, [
-    project.file.file,
-    ...project.definitions.map((loaded) => loaded.file),
-  ]);
-  assertUsable(own, `integration ${name}`);
-  output.stderr(formatWarnings(own));
-
+  const definition = project.definitions[0] as LoadedDefinition;
+  assertRunnable(project, definition, output);
   const { input, warnings } = await readRunInput(options);
   for (const warning of warnings) output.stderr(`warning: ${warning}\n`);
-  const integration = project.compile(project.definitions[0] as LoadedDefinition);
   const choice = await adapterChoice(options, openProjectCache(project.dir));
-  if (options.isolate) return runIsolated(name, input, choice, { project, options }, output);
+  return runLoaded(project, definition, input, { ...options, choice, cause: { trigger: "cli" } }, output);
+}
+
+/** Why a run runs: `bass run`, or `bass history rerun` of an earlier run. */
+export interface RunCause {
+  trigger: "cli" | "rerun";
+  rerunOf?: string | undefined;
+}
+
+/** How `runLoaded` runs and shows a run: `bass run`'s own options, and what it has worked out. */
+export type LoadedRunOptions = Pick<
+  RunCommandOptions,
+  "json" | "verbose" | "progress" | "isolate" | "record" | "cwd" | "env"
+> & { choice: AdapterChoice; cause: RunCause };
+
+/**
+ * Throws for the definition's blocking findings and those of the project file, and prints their warnings;
+ * another definition's findings are its own.
+ */
+export function assertRunnable(project: Project, definition: LoadedDefinition, output: Output): void {
+  const own = issuesOf(project.issues, [project.file.file, definition.file]);
+  assertUsable(own, `integration ${definition.value.name}`);
+  output.stderr(formatWarnings(own));
+}
+
+/**
+ * Runs one loaded integration of the project, found runnable (`assertRunnable`), with `input`, answered as
+ * `options.choice` says, and prints it; exit 0 / 1.
+ */
+export async function runLoaded(
+  project: Project,
+  definition: LoadedDefinition,
+  input: RunInput,
+  options: LoadedRunOptions,
+  output: Output,
+): Promise<number> {
+  const name = definition.value.name;
+  const integration = project.compile(definition);
+  const { choice, cause } = options;
+  if (options.isolate) return runIsolated(name, input, choice, { project, options, cause }, output);
   const adapters = createProjectAdapters(project);
   try {
     const resolved = withWaitingLine(await adapters.resolverFor(choice), options.progress);
@@ -66,7 +98,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     for (const request of integration.serviceRequests) resolved(request.system);
     const recording = options.record ? createRunRecording(resolved, options.record, options.cwd) : undefined;
     const show = { json: options.json, verbose: options.verbose ?? false };
-    return await runWith(integration, input, resolved, { project, recording, show }, output);
+    return await runWith(integration, input, resolved, { project, recording, show, cause }, output);
   } finally {
     await adapters.close();
   }
@@ -104,7 +136,7 @@ async function runWith(
   integration: CompiledIntegration,
   input: RunInput,
   adapters: AdapterResolver,
-  context: { project: Project; recording: RunRecording | undefined; show: Show },
+  context: { project: Project; recording: RunRecording | undefined; show: Show; cause: RunCause },
   output: Output,
 ): Promise<number> {
   const { project, recording } = context;
@@ -112,7 +144,7 @@ async function runWith(
   const run = startIntegration(integration, input, {
     ...project.limits,
     adapters: recording?.resolve ?? adapters,
-    trigger: "cli",
+    ...context.cause,
     secrets: project.secrets,
   });
   if (run.started) {
@@ -137,7 +169,7 @@ async function runIsolated(
   name: string,
   input: RunInput,
   choice: AdapterChoice,
-  context: { project: Project; options: RunCommandOptions },
+  context: { project: Project; options: LoadedRunOptions; cause: RunCause },
   output: Output,
 ): Promise<number> {
   const { project, options } = context;
@@ -147,7 +179,7 @@ async function runIsolated(
   const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1 });
   let accepted: OutputData | undefined;
   try {
-    const task = { version: 1, integration: name, input, trigger: "cli" as const, choice };
+    const task = { version: 1, integration: name, input, ...context.cause, choice };
     const result = await pool.run({ ...task, mockcoreUrl: undefined, returnRecord: true }, (started) => {
       accepted = started.accepted;
       history.writeLine(started.runId, started.startedLine);

@@ -153,6 +153,7 @@ export interface ServeConfig {
 export interface HistoryConfig {
   dir?: string;
   store_payloads?: boolean;
+  keep_requests?: boolean;
   max_runs?: number;
 }
 

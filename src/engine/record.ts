@@ -2,7 +2,7 @@
 import type { AdapterResponse } from "../adapters/adapter.js";
 
 export type RunStatus = "success" | "failure" | "running";
-export type RunTrigger = "cli" | "http" | "test";
+export type RunTrigger = "cli" | "http" | "test" | "rerun";
 
 /** A byte-string payload as history keeps it: its length and the start of its text. */
 export interface BytesPreview {
@@ -69,5 +69,7 @@ export interface RunRecord {
   duration_ms: number | null;
   labels: string[];
   async: boolean;
+  /** The run this one ran again (trigger `rerun`). */
+  rerun_of?: string;
   items: Item[];
 }

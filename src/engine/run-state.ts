@@ -10,6 +10,7 @@ export interface RunState {
   id: string;
   integration: CompiledIntegration;
   trigger: RunTrigger;
+  rerunOf: string | undefined;
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */
   startedAt: number;
   startedText: string;

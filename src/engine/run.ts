@@ -34,6 +34,8 @@ export interface RunInput {
 export interface RunOptions {
   adapters: AdapterResolver;
   trigger: RunTrigger;
+  /** The run this one runs again, with trigger `rerun`. */
+  rerunOf?: string | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -94,6 +96,7 @@ export function startIntegration(
     id: createRunId(),
     integration,
     trigger: options.trigger,
+    rerunOf: options.rerunOf,
     startedAt,
     startedText: isoTime(startedAt),
     namespace: Object.create(null),
@@ -283,6 +286,7 @@ function buildRecord(state: RunState, status: RunRecord["status"], clock: () => 
     duration_ms: ended === null ? null : ended - started,
     labels: [...state.labels],
     async: state.integration.definition.run_async === true,
+    ...(state.rerunOf === undefined ? {} : { rerun_of: state.rerunOf }),
     items: [...state.items],
   };
 }

@@ -8,6 +8,10 @@ export interface HistoryFilter {
   status?: RunStatus;
   trigger?: RunTrigger;
   label?: string;
+  /** Only runs whose masked record holds this text, in any case. */
+  text?: string;
+  /** Only runs older than this run id: the next page of a list. */
+  before?: string;
   limit?: number;
 }
 
@@ -65,11 +69,19 @@ function newestMatching(records: Map<string, RunRecord>, filter: HistoryFilter):
 
 function matches(record: RunRecord, filter: HistoryFilter): boolean {
   return (
+    (filter.before === undefined || record.id < filter.before) &&
     (filter.integration === undefined || record.integration === filter.integration) &&
     (filter.status === undefined || record.status === filter.status) &&
     (filter.trigger === undefined || record.trigger === filter.trigger) &&
-    (filter.label === undefined || record.labels.includes(filter.label))
+    (filter.label === undefined || record.labels.includes(filter.label)) &&
+    (filter.text === undefined || holdsText(record, filter.text))
   );
+}
+
+/** The record's masked JSON holds `text`, in any case (a customer id, a message): never a masked value. */
+function holdsText(record: RunRecord, text: string): boolean {
+  const { sealed_request: _, ...plain } = record as RunRecord & { sealed_request?: string };
+  return JSON.stringify(plain).toLowerCase().includes(text.toLowerCase());
 }
 
 /** Calls `visit` with every record on disk (or only those of run `only`), file by file oldest first, each file's lines in order. */

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { Item, RunRecord } from "../engine/record.js";
 import { scrubError } from "../engine/scrub-error.js";
 
-const redacted = "*REDACTED*";
+export const redacted = "*REDACTED*";
 
 /** The record with its INPUT, OUTPUT and REQUEST payloads replaced by `*REDACTED*`; the record itself is left alone. */
 export function applyRedaction(record: RunRecord): RunRecord {

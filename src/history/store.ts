@@ -20,16 +20,24 @@ export interface HistoryStoreOptions {
 }
 
 export interface HistoryStore {
-  /** Queues the record, as it is now, for writing and returns at once: history writing stays off the run's own path. */
-  write(record: RunRecord): void;
+  /**
+   * Queues the record, as it is now, for writing and returns at once: history writing stays off the run's
+   * own path. `request` is the run's request, sealed (`sealRequest`), kept with the record for re-runs.
+   */
+  write(record: RunRecord, request?: string): void;
   /** Writes a record given as its line, `recordLine`'s (a worker thread's run, made into text where it ran). */
-  writeLine(id: string, line: string): void;
+  writeLine(id: string, line: string, request?: string): void;
   /** Resolves when every queued record is on disk (bass run awaits it before exiting; serve on shutdown). */
   flush(): Promise<void>;
   /** Newest first. */
   list(filter?: HistoryFilter): Promise<RunRecord[]>;
   read(id: string): Promise<RunRecord | undefined>;
+  /** The sealed request kept with run `id`'s record, if any. */
+  readRequest(id: string): Promise<string | undefined>;
 }
+
+/** A record as its line holds it: with its sealed request, which only re-runs read. */
+type StoredRecord = RunRecord & { sealed_request?: string };
 
 /** The store options a project file asks for, with the defaults of SPEC §3; `dir` is relative to the project's folder. */
 export function resolveHistoryOptions(
@@ -57,14 +65,14 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const pending = createPendingLines();
   const segments = createSegmentWriter(options);
   const batches = createBatchWriter(pending, segments);
-  const writeLine = (id: string, line: string) => {
+  const writeLine = (id: string, line: string, request?: string) => {
     // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
     if (!isRunId(id)) throw new TypeError(`"${id}" is not a run id`);
-    pending.add(id, line);
+    pending.add(id, request === undefined ? line : withRequest(line, request));
     batches.schedule();
   };
   return {
-    write: (record) => writeLine(record.id, recordLine(record, storePayloads)),
+    write: (record, request) => writeLine(record.id, recordLine(record, storePayloads), request),
     writeLine,
 
     flush: () =>
@@ -77,9 +85,31 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
         if (problem) throw unwritable(dir, problem);
       }),
 
-    list: (filter) => maskingErrors(secrets, () => listRecords(dir, pending, filter)),
-    read: (id) => maskingErrors(secrets, () => readRecord(dir, pending, id)),
+    list: (filter) =>
+      maskingErrors(secrets, async () => (await listRecords(dir, pending, filter)).map(withoutRequest)),
+    read: (id) =>
+      maskingErrors(secrets, async () => {
+        const record = await readRecord(dir, pending, id);
+        return record && withoutRequest(record);
+      }),
+    readRequest: (id) =>
+      maskingErrors(
+        secrets,
+        async () => ((await readRecord(dir, pending, id)) as StoredRecord)?.sealed_request,
+      ),
   };
+}
+
+/** The record's line with its sealed request as one more key: the two are kept, and pruned, together. */
+function withRequest(line: string, request: string): string {
+  return `${line.slice(0, -1)},"sealed_request":${JSON.stringify(request)}}`;
+}
+
+/** The record alone: the sealed request stays in the store. */
+function withoutRequest(record: StoredRecord): RunRecord {
+  if (record.sealed_request === undefined) return record;
+  const { sealed_request: _, ...rest } = record;
+  return rest;
 }
 
 /** A record as the line the store keeps: its payloads redacted unless `history.store_payloads`. */

@@ -101,6 +101,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: await adapters.resolverFor(task.choice ?? { kind: "live" }),
     trigger: task.trigger,
+    rerunOf: task.rerunOf,
     ...project.limits,
     secrets: project.secrets,
   });

@@ -20,6 +20,8 @@ export interface RunTask {
   integration: string;
   input: RunInput;
   trigger: RunTrigger;
+  /** The run this one runs again (trigger `rerun`). */
+  rerunOf?: string | undefined;
   /** The embedded mock core the thread that started the worker runs. */
   mockcoreUrl: string | undefined;
   /** Where the run's adapters answer from (default: the project's systems). */

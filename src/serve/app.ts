@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
+import { openRequest, sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
 import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
@@ -14,6 +15,7 @@ import { createHandler } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
 import { createErrorLog, type LogError } from "./problem.js";
+import { createRunEvents } from "./run-events.js";
 import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";
 
 export interface ServeAppOptions extends LoadServedSetOptions {
@@ -70,7 +72,9 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   await tightenStateDir(join(set.project.dir, ".bass"));
   const sealer = await openStateKey(set.project.dir, options.env);
   let systems = await startSystemsOf(set, options);
-  const history = openHistory(set.project);
+  const events = createRunEvents();
+  const history = events.observe(openHistory(set.project));
+  const keepRequests = set.project.config.history?.keep_requests ?? true;
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
     ttlSeconds: set.settings.idempotencyTtlSeconds,
@@ -112,6 +116,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     limiter,
     authenticate: createAuthenticator(set.settings.auth),
     logError,
+    events,
+    keepRequest: keepRequests ? (runId, input) => sealRequest(sealer, runId, input) : undefined,
+    async openRequest(runId) {
+      const sealed = await history.readRequest(runId);
+      return sealed === undefined ? undefined : openRequest(sealer, runId, sealed);
+    },
   });
 
   return {
@@ -128,6 +138,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       return outcome;
     },
     async close(graceMs = 0) {
+      events.close();
       await reloads;
       try {
         await limiter.idle(graceMs);

@@ -1,9 +1,11 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
+import type { RunInput } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
 import type { RunPool } from "../pool/run-pool.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
 import type { LogError, ServeResponse } from "./problem.js";
+import type { EventSink, RunEvents } from "./run-events.js";
 import type { ServedSet } from "./served-set.js";
 
 /** A request as the server read it: the body is whole and within the limit. */
@@ -27,6 +29,8 @@ export interface HandledResponse extends ServeResponse {
   retryable?: boolean | undefined;
   /** The answer is an earlier one again (an Idempotency-Key's replay): the log line says so. */
   replayed?: boolean | undefined;
+  /** A stream that goes on after the head (server-sent events): opened with the response's ends, returns its close. */
+  stream?: ((sink: EventSink) => () => void) | undefined;
 }
 
 /** Where serve's runs go when worker threads run them: the pool, and what a worker opens. */
@@ -50,4 +54,10 @@ export interface ServeContext {
   authenticate(authorization: string | undefined): string | undefined;
   /** Gets each error serve did not expect before its 500 (default: its stack on stderr, the set's secrets masked). */
   logError?: LogError;
+  /** Every record written, for the run history page's live list. */
+  events: RunEvents;
+  /** A run's request, sealed to keep with its record; absent under `history.keep_requests: false`. */
+  keepRequest?: ((runId: string, input: RunInput) => string) | undefined;
+  /** The request kept with run `runId`, opened; undefined when none was kept or it does not open. */
+  openRequest(runId: string): Promise<RunInput | undefined>;
 }

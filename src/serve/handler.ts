@@ -2,9 +2,8 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, startIntegration } from "../engine/run.js";
-import type { HistoryStore } from "../history/store.js";
 import type { RunStarted } from "../pool/task.js";
-import { handleAdmin } from "./admin.js";
+import { handleAdmin, type Rerun } from "./admin.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
@@ -26,6 +25,7 @@ import { parseQuery } from "./query.js";
 import type { RouteMatch } from "./routes.js";
 import type { EndpointTarget, ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
+import { uiFile } from "./ui-files.js";
 
 const idempotentMethods = new Set(["POST", "PUT", "PATCH"]);
 /** The system was not reached, or its outcome is unknown: a retry with the same key must run again. */
@@ -72,6 +72,9 @@ async function handle(
 
   // SPEC §7's order: match the method and path, then check auth.
   const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
+  // The run history page's own files hold no data: they need no credential (the page asks for one).
+  const page = isAdmin && request.method === "GET" ? uiFile(pathname) : undefined;
+  if (page) return { ...page, logPath: pathname };
   const match = isAdmin ? undefined : set.router.match(request.method, pathname);
   if (match?.kind === "not-found") return answer(pathname, 404, `no endpoint at ${pathname}`);
   if (match?.kind === "method-not-allowed") {
@@ -85,7 +88,12 @@ async function handle(
       "www-authenticate": authChallenge(set),
     });
   }
-  if (!match) return { ...(await handleAdmin(url, request.method, set, context)), logPath: pathname };
+  if (!match) {
+    const admin = await handleAdmin(url, request.method, set, context, (rerun) =>
+      rerunInSlot(context, rerun),
+    );
+    return { ...admin, logPath: pathname };
+  }
   return handleEndpoint(context, { request, url, match, served, scope });
 }
 
@@ -190,20 +198,17 @@ async function runInSlot(
     });
   }
   try {
-    const response = await runEndpoint(
-      context.history,
-      served,
-      match.target.integration,
-      {
-        payload,
-        method: request.method,
-        path: match.params,
-        params: query,
-        headers: plainHeaders(request.headers),
-        fullpath: url.pathname + url.search,
-      },
-      release,
-    );
+    const input = {
+      payload,
+      method: request.method,
+      path: match.params,
+      params: query,
+      headers: plainHeaders(request.headers),
+      fullpath: url.pathname + url.search,
+    };
+    const response = await runEndpoint(context, served, match.target.integration, input, release, {
+      trigger: "http",
+    });
     if (first) await keep(first, response);
     return response;
   } catch (error) {
@@ -233,29 +238,61 @@ function answer(
   return { ...problemResponse(createProblem(status, detail, errors), headers), logPath };
 }
 
+/** Why a run runs: a request to its endpoint, or a re-run of an earlier run. */
+interface RunCause {
+  trigger: "http" | "rerun";
+  rerunOf?: string | undefined;
+}
+
+/**
+ * Runs `rerun.integration` again with a recorded request, in one of the limiter's slots as a request's run:
+ * the answer is the new run's, or serve's 503 when no slot is free.
+ */
+async function rerunInSlot(context: ServeContext, rerun: Rerun): Promise<HandledResponse> {
+  const served = context.current();
+  const release = context.limiter.tryAcquire();
+  if (!release)
+    return answer("", 503, "the server is running as many integrations as it may; try again", {
+      "retry-after": "1",
+    });
+  try {
+    return await runEndpoint(context, served, rerun.integration, rerun.input, release, {
+      trigger: "rerun",
+      rerunOf: rerun.of,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
 /** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */
 async function runEndpoint(
-  history: HistoryStore,
+  context: ServeContext,
   served: ReturnType<ServeContext["current"]>,
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
+  cause: RunCause,
 ): Promise<HandledResponse> {
-  if (served.workers) return runInWorker(history, served.workers, integration, input, release);
+  const { history } = context;
+  // The request, sealed, goes with the run's record: a re-run of it is exact.
+  const keep = (runId: string) => context.keepRequest?.(runId, input);
+  if (served.workers) return runInWorker(context, served.workers, integration, input, release, cause);
   const { set, adapters } = served;
   const run = startIntegration(integration, input, {
     adapters,
-    trigger: "http",
+    ...cause,
     ...set.project.limits,
     secrets: set.project.secrets,
   });
   const finished = run.completion.then((result) => {
-    history.write(result.record);
+    history.write(result.record, keep(result.runId));
     release();
     return result;
   });
   if (run.started && run.accepted) {
-    history.write(run.started);
+    history.write(run.started, keep(run.runId));
     const { status, headers, body } = fromOutput(run.accepted);
     return { status, headers, body, runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
   }
@@ -276,12 +313,15 @@ async function runEndpoint(
  * while it runs (out of memory, say) fails only its runs: each gets a record saying so, and a 500.
  */
 async function runInWorker(
-  history: HistoryStore,
+  context: ServeContext,
   workers: WorkerRuns,
   integration: CompiledIntegration,
   input: RunInput,
   release: () => void,
+  cause: RunCause,
 ): Promise<HandledResponse> {
+  const { history } = context;
+  const keep = (runId: string) => context.keepRequest?.(runId, input);
   let onAccepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
     onAccepted = resolve;
@@ -290,7 +330,7 @@ async function runInWorker(
     version: workers.version,
     integration: integration.name,
     input,
-    trigger: "http" as const,
+    ...cause,
   };
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
   let ended = false;
@@ -300,7 +340,7 @@ async function runInWorker(
     .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {
       ended = true;
-      history.writeLine(result.runId, result.recordLine);
+      history.writeLine(result.runId, result.recordLine, keep(result.runId));
       return result;
     })
     .finally(release);
@@ -312,7 +352,7 @@ async function runInWorker(
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
   };
   if ("startedLine" in first) {
-    if (!ended) history.writeLine(first.runId, first.startedLine);
+    if (!ended) history.writeLine(first.runId, first.startedLine, keep(first.runId));
     return answerAccepted(first.accepted);
   }
   if (first.accepted) return answerAccepted(first.accepted);

@@ -173,6 +173,10 @@ async function serve(
         });
   // Answered already, by an error of its connection (a time-out, a broken body): nothing more to send.
   if (response.headersSent || response.destroyed) return handled;
+  if (handled.stream) {
+    openStream(response, handled, handled.stream);
+    return handled;
+  }
   const payload = handled.body;
   // A text body goes out as text: Node then sends the head and the body in one write.
   const length = typeof payload === "string" ? Buffer.byteLength(payload) : payload.byteLength;
@@ -193,6 +197,18 @@ async function serve(
   }
   answers.add({ response, payload });
   return handled;
+}
+
+/** A response that goes on after its head (server-sent events) until the client or serve ends it. */
+function openStream(
+  response: NodeResponse,
+  handled: HandledResponse,
+  stream: NonNullable<HandledResponse["stream"]>,
+): void {
+  response.writeHead(handled.status, handled.headers);
+  response.flushHeaders();
+  const close = stream({ write: (text) => void response.write(text), end: () => response.end() });
+  response.once("close", close);
 }
 
 interface Answer {

@@ -114,7 +114,12 @@ const keys = {
     headers: true,
     options: true,
   } satisfies Keys<SystemConfig>,
-  history: { dir: true, store_payloads: true, max_runs: true } satisfies Keys<HistoryConfig>,
+  history: {
+    dir: true,
+    store_payloads: true,
+    keep_requests: true,
+    max_runs: true,
+  } satisfies Keys<HistoryConfig>,
   serve: {
     host: true,
     port: true,

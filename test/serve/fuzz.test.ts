@@ -56,6 +56,12 @@ function checkAnswer(request: FuzzRequest, answer: Answer | undefined): Kind {
     expect(typeof problem.detail).toBe("string");
     return "problem";
   }
+  // The run history page's own files are the only 2xx that is not JSON.
+  if (
+    type !== "application/json; charset=utf-8" &&
+    /^\/_bass\/?(?:app\.(?:js|css))?$/.test(new URL(request.target, "http://x").pathname)
+  )
+    return "admin";
   expect(type).toBe("application/json; charset=utf-8");
   if (head) return "admin";
   const value = JSON.parse(body.toString("utf8"));

@@ -561,7 +561,6 @@ describe("admin routes", () => {
     `/_bass/runs/${createRunId().toLowerCase()}`,
     `/_bass/runs/${createRunId()}`,
     `/_bass/runs/${createRunId()}.json`,
-    "/_bass",
     "/_bass/nope",
   ])("answers %s with 404", async (url) => {
     const { send } = await createServe();

@@ -6,6 +6,7 @@ import { createAuthenticator } from "../../src/serve/auth.js";
 import { createHandler } from "../../src/serve/handler.js";
 import { createIdempotencyStore } from "../../src/serve/idempotency.js";
 import { createLimiter } from "../../src/serve/limiter.js";
+import { createRunEvents } from "../../src/serve/run-events.js";
 import { idempotencyDir, loadServedSet } from "../../src/serve/served-set.js";
 import { createSealer } from "../../src/state/seal.js";
 import { createFakeCore, createServeProject } from "./_project.js";
@@ -48,6 +49,8 @@ describe("an error serve did not expect", () => {
       },
       limiter: createLimiter(2),
       authenticate: createAuthenticator(set.settings.auth),
+      events: createRunEvents(),
+      openRequest: async () => undefined,
       ...(logError ? { logError } : {}),
     });
     return () =>

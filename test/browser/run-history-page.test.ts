@@ -1,0 +1,202 @@
+/// <reference lib="dom" />
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunRecord } from "../../src/engine/record.js";
+import { startServeInProcess } from "../serve/_serve-in-process.js";
+
+/** Debian's Chromium (or the one BASS_CHROMIUM names): the tests drive it, nothing is downloaded. */
+const executable = [process.env.BASS_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find(
+  (path) => path !== undefined && existsSync(path),
+);
+if (!executable)
+  console.warn(
+    "browser tests skipped: no Chromium at /usr/bin/chromium (apt-get install chromium, or set BASS_CHROMIUM); .ci/run installs it",
+  );
+
+const taxId = "123-45-6789";
+const person = (first: string) => ({
+  first_name: first,
+  last_name: "Hopper",
+  email: `${first.toLowerCase()}@example.com`,
+  date_of_birth: "1986-12-09",
+  tax_id: taxId,
+});
+const createPath = "/api/v1/core-processor/customers";
+/** Set to a folder, the tests leave screenshots of the list and a timeline there (for the docs). */
+const screenshots = process.env.BASS_SCREENSHOTS;
+
+describe.skipIf(!executable)("the run history page in Chromium", () => {
+  let browser: Browser;
+  let serve: Awaited<ReturnType<typeof startServeInProcess>>;
+  let base: string;
+  const dir = mkdtempSync(join(tmpdir(), "bass-browser-"));
+
+  beforeAll(async () => {
+    cpSync(join(import.meta.dirname, "..", "..", "samples"), dir, {
+      recursive: true,
+      filter: (source) => !source.includes(`${join("samples", ".bass")}`),
+    });
+    serve = await startServeInProcess(dir);
+    base = `http://127.0.0.1:${serve.port}`;
+    browser = await chromium.launch({ executablePath: executable, args: ["--no-sandbox"] });
+  }, 30_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A run of customers.create over HTTP, as a client of serve makes it: its run id. */
+  async function createCustomer(first: string): Promise<string> {
+    const response = await fetch(base + createPath, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(person(first)),
+    });
+    expect(response.status).toBe(201);
+    const runs = (await (await fetch(`${base}/_bass/runs?limit=1`)).json()) as RunRecord[];
+    return runs[0]?.id as string;
+  }
+
+  /** A page that fails the test on a console error, an uncaught error, or a request to another host. */
+  async function openPage(context?: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+    const page = await (context ?? browser).newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("request", (request) => {
+      if (!request.url().startsWith(base)) problems.push(`request to another host: ${request.url()}`);
+    });
+    return { page, problems };
+  }
+
+  it("lists the runs, newest first, and takes a new run live", async () => {
+    const first = await createCustomer("Grace");
+    const second = await createCustomer("Alan");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/`);
+    await page.waitForSelector(`tr[data-run="${second}"]`);
+    const order = await page.$$eval("tr[data-run]", (rows) =>
+      rows.map((row) => row.getAttribute("data-run")),
+    );
+    expect(order.slice(0, 2)).toEqual([second, first]);
+    // Give the event stream a moment to open, then make a run: it shows without a reload.
+    await page.waitForTimeout(300);
+    const third = await createCustomer("Edsger");
+    await page.waitForSelector(`tr[data-run="${third}"]`, { timeout: 5000 });
+    expect(await page.$$eval("tr[data-run]", (rows) => rows[0]?.getAttribute("data-run"))).toBe(third);
+    if (screenshots) await page.screenshot({ path: join(screenshots, "run-list.png"), fullPage: true });
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a run's timeline with its calls masked, and the tax id nowhere on the page", async () => {
+    const id = await createCustomer("Barbara");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/#/runs/${id}`);
+    await page.waitForSelector(".timeline .item.request");
+    const kinds = await page.$$eval(".timeline .kind", (cells) => cells.map((cell) => cell.textContent));
+    expect(kinds).toEqual(expect.arrayContaining(["INPUT", "REQUEST", "OUTPUT"]));
+    // Every item opened: what the page holds is all there is to see.
+    await page.$$eval(".timeline details", (all) => {
+      for (const details of all) (details as HTMLDetailsElement).open = true;
+    });
+    const text = await page.evaluate(() => document.body.innerText);
+    const markup = await page.content();
+    expect(text).toContain("XXXXXXXXXXXX");
+    expect(text).toContain("REQUEST");
+    expect(markup).not.toContain(taxId);
+    expect(markup).not.toContain("123456789");
+    if (screenshots) await page.screenshot({ path: join(screenshots, "run-timeline.png"), fullPage: true });
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("re-runs a run: a new run, linked to the old one, with the same status", async () => {
+    const response = await fetch(`${base}${createPath}?customer_id=P000001`);
+    expect(response.status).toBe(200);
+    const [original] = (await (await fetch(`${base}/_bass/runs?limit=1`)).json()) as RunRecord[];
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/#/runs/${original?.id}`);
+    await page.getByRole("button", { name: "Re-run" }).click();
+    await page.waitForURL((url) => url.hash.startsWith("#/runs/") && !url.hash.endsWith(original?.id ?? ""));
+    const rerunId = new URL(page.url()).hash.slice("#/runs/".length);
+    await page.waitForSelector(`a[href="#/runs/${original?.id}"]`);
+    const rerun = (await (await fetch(`${base}/_bass/runs/${rerunId}`)).json()) as RunRecord;
+    const statusOf = (record: RunRecord | undefined) => {
+      const output = record?.items.findLast((item) => item.kind === "OUTPUT");
+      return output?.kind === "OUTPUT" ? output.data.status : undefined;
+    };
+    expect(rerun).toMatchObject({ trigger: "rerun", rerun_of: original?.id, status: original?.status });
+    expect(statusOf(rerun)).toBe(statusOf(original));
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the difference of two runs", async () => {
+    const a = await createCustomer("Ada");
+    const b = await createCustomer("Donald");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/#/diff/${a}/${b}`);
+    await page.waitForSelector("table.diff");
+    const rows = await page.$$eval("table.diff tbody tr", (all) =>
+      all.map((row) => [...row.children].map((cell) => cell.textContent?.trim())),
+    );
+    expect(rows).toContainEqual(["items[0].data.payload.first_name", '"Ada"', '"Donald"']);
+    expect(JSON.stringify(rows)).not.toContain(taxId);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("is usable with the keyboard: Tab reaches a run, Enter opens it", async () => {
+    const id = await createCustomer("Katherine");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/`);
+    await page.waitForSelector(`tr[data-run="${id}"]`);
+    let focused = "";
+    for (let presses = 0; presses < 30 && !focused.startsWith("#/runs/"); presses++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate(() => document.activeElement?.getAttribute("href") ?? "");
+    }
+    expect(focused).toBe(`#/runs/${id}`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".timeline");
+    expect(new URL(page.url()).hash).toBe(`#/runs/${id}`);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("has no serious or critical accessibility violation (axe-core)", async () => {
+    const id = await createCustomer("Frances");
+    // axe is injected as a script of the test's own, which the page's policy would refuse.
+    const context = await browser.newContext({ bypassCSP: true });
+    const { page } = await openPage(context);
+    const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+    for (const hash of ["#/", `#/runs/${id}`]) {
+      await page.goto(`${base}/_bass/${hash}`);
+      await page.waitForSelector(hash === "#/" ? "table.runs" : ".timeline");
+      await page.addScriptTag({ content: axe });
+      const violations = await page.evaluate(async () => {
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> };
+          }
+        ).axe.run();
+        return result.violations
+          .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+          .map((violation) => `${violation.id}: ${violation.help}`);
+      });
+      expect(violations, hash).toEqual([]);
+    }
+    await context.close();
+  });
+});
+
+if (screenshots) mkdirSync(screenshots, { recursive: true });

@@ -1,0 +1,243 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { describe, expect, it, onTestFinished } from "vitest";
+import type { AdapterRequest } from "../../src/adapters/adapter.js";
+import type { RunRecord } from "../../src/engine/record.js";
+import { createServeApp } from "../../src/serve/app.js";
+import type { HandledResponse } from "../../src/serve/context.js";
+import { runCli } from "../_helpers.js";
+import { createFakeCore, createServeProject, secretAccount } from "./_project.js";
+
+const host = "127.0.0.1:3000";
+
+/** A served project whose core keeps every request it gets, and a way to call serve without a socket. */
+async function createServe(config = "") {
+  const core = createFakeCore();
+  const seen: AdapterRequest[] = [];
+  const execute = core.execute.bind(core);
+  core.execute = (request, context) => {
+    seen.push(request);
+    return execute(request, context);
+  };
+  const dir = createServeProject(core, { config });
+  const app = await createServeApp({ cwd: dir, env: { TOKEN: "s3cret-token" }, projectDir: dir });
+  onTestFinished(() => app.close());
+  const send = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const reply = await app.handle({
+      method,
+      url,
+      headers: { host, "content-type": "application/json", ...headers },
+      body: Buffer.from(body === undefined ? "" : JSON.stringify(body)),
+    });
+    return { ...reply, text: Buffer.from(reply.body).toString("utf8") };
+  };
+  return { app, dir, seen, send };
+}
+
+const json = (reply: { text: string }) => JSON.parse(reply.text);
+
+describe("the run history page's files", () => {
+  it("serves the page, its script and its style with a policy that loads nothing from elsewhere", async () => {
+    const { send } = await createServe();
+    const page = await send("GET", "/_bass/");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.headers["content-security-policy"]).toContain("connect-src 'self'");
+    expect(page.text).toContain('<script src="/_bass/app.js" defer></script>');
+    for (const [file, type] of [
+      ["app.js", "text/javascript; charset=utf-8"],
+      ["app.css", "text/css; charset=utf-8"],
+    ]) {
+      const reply = await send("GET", `/_bass/${file}`);
+      expect([reply.status, reply.headers["content-type"]]).toEqual([200, type]);
+      expect(reply.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    }
+  });
+
+  it("is small: under 100 KB gzipped in all", () => {
+    const dir = join(import.meta.dirname, "..", "..", "dist", "ui");
+    const total = readdirSync(dir).reduce(
+      (sum, file) => sum + gzipSync(readFileSync(join(dir, file))).byteLength,
+      0,
+    );
+    expect(total).toBeGreaterThan(1000);
+    expect(total).toBeLessThan(100 * 1024);
+    // What is served is what was built.
+    expect(gunzipSync(gzipSync(readFileSync(join(dir, "index.html")))).toString()).toContain("run history");
+  });
+
+  it("needs no credential under bearer auth, while the data routes do", async () => {
+    const { send } = await createServe('serve:\n  auth: { type: bearer, tokens: ["${env:TOKEN}"] }\n');
+    expect((await send("GET", "/_bass/")).status).toBe(200);
+    expect((await send("GET", "/_bass/app.js")).status).toBe(200);
+    for (const route of ["/_bass/runs", "/_bass/events", "/_bass/integrations"]) {
+      const reply = await send("GET", route);
+      expect([route, reply.status, reply.headers["www-authenticate"]]).toEqual([
+        route,
+        401,
+        'Bearer realm="bass"',
+      ]);
+    }
+    const authorized = await send("GET", "/_bass/runs", undefined, { authorization: "Bearer s3cret-token" });
+    expect(authorized.status).toBe(200);
+  });
+});
+
+describe("GET /_bass/runs for the page", () => {
+  it("pages with before and finds runs by a text their masked record holds", async () => {
+    const { send } = await createServe();
+    for (const amount of [1, 2, 3]) await send("POST", "/transfers", { amount, note: `note-${amount}` });
+    const all = json(await send("GET", "/_bass/runs?limit=10")) as RunRecord[];
+    expect(all).toHaveLength(3);
+    const firstPage = json(await send("GET", "/_bass/runs?limit=2")) as RunRecord[];
+    const next = json(await send("GET", `/_bass/runs?limit=2&before=${firstPage[1]?.id}`)) as RunRecord[];
+    expect([...firstPage, ...next].map((run) => run.id)).toEqual(all.map((run) => run.id));
+    const found = json(await send("GET", "/_bass/runs?q=NOTE-2")) as RunRecord[];
+    expect(found.map((run) => run.id)).toEqual([all[1]?.id]);
+    expect((await send("GET", "/_bass/runs?before=nope")).status).toBe(400);
+  });
+
+  it("never finds a run by a value its record masks", async () => {
+    const { send } = await createServe();
+    await send("POST", `/accounts/${secretAccount}/transfers`, { amount: 5, account: secretAccount });
+    expect(json(await send("GET", `/_bass/runs?q=${secretAccount}`))).toEqual([]);
+  });
+
+  it("lists the project's integrations for the page's filter", async () => {
+    const { send } = await createServe();
+    const names = (json(await send("GET", "/_bass/integrations")) as { name: string }[]).map(
+      (one) => one.name,
+    );
+    expect(names).toEqual(expect.arrayContaining(["items", "transfers", "strict"]));
+  });
+});
+
+describe("GET /_bass/events", () => {
+  it("sends each run's summary as it is written, to every open stream, and ends them when serve stops", async () => {
+    const { app, send } = await createServe();
+    const events = await send("GET", "/_bass/events");
+    expect(events.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    const received: string[] = [];
+    let ended = false;
+    const close = (events as HandledResponse).stream?.({
+      write: (text) => void received.push(text),
+      end: () => {
+        ended = true;
+      },
+    });
+    expect(close).toBeTypeOf("function");
+    const { runId } = await send("POST", "/transfers", { amount: 7 });
+    await app.history.flush();
+    const run = received.find((text) => text.startsWith("event: run\n"));
+    const data = JSON.parse(run?.split("data: ")[1] ?? "null");
+    expect(data).toEqual({
+      id: runId,
+      integration: "transfers",
+      status: "success",
+      trigger: "http",
+      started_at: expect.any(String),
+      duration_ms: expect.any(Number),
+      labels: [],
+    });
+    await app.close();
+    expect(ended).toBe(true);
+  });
+});
+
+describe("POST /_bass/runs/{id}/rerun", () => {
+  it("runs the request again exactly, masked values and all, and links the new record to the old", async () => {
+    const { send, seen, app, dir } = await createServe();
+    const first = await send("POST", `/accounts/${secretAccount}/transfers`, {
+      amount: 5,
+      account: secretAccount,
+    });
+    expect(first.status).toBe(201);
+    const answer = json(await send("POST", `/_bass/runs/${first.runId}/rerun`));
+    expect(answer).toEqual({ run_id: expect.any(String), status: 201, exact: true, masked: [] });
+    // The core got the account number itself both times: the re-run's request was the first's.
+    expect(seen.map((request) => (request.payload as { body: { account: string } }).body.account)).toEqual([
+      secretAccount,
+      secretAccount,
+    ]);
+    const again = json(await send("GET", `/_bass/runs/${answer.run_id}`)) as RunRecord;
+    expect(again).toMatchObject({ trigger: "rerun", rerun_of: first.runId, integration: "transfers" });
+    expect(again).not.toHaveProperty("sealed_request");
+    // On disk the request is kept sealed: the account number is nowhere in the history's files.
+    await app.history.flush();
+    const historyDir = join(dir, ".bass", "history");
+    const files = readdirSync(historyDir).map((file) => readFileSync(join(historyDir, file), "utf8"));
+    expect(files.join("")).toContain('"sealed_request":"v1.');
+    expect(files.join("")).not.toContain(secretAccount);
+  });
+
+  it("runs the masked request under history.keep_requests: false, and names the masked fields", async () => {
+    const { send, seen } = await createServe("history:\n  keep_requests: false\n");
+    const first = await send("POST", "/transfers", { amount: 5, account: secretAccount });
+    const answer = json(await send("POST", `/_bass/runs/${first.runId}/rerun`));
+    expect(answer).toEqual({
+      run_id: expect.any(String),
+      status: 201,
+      exact: false,
+      masked: ["payload.account"],
+    });
+    expect(seen.map((request) => (request.payload as { body: { account: string } }).body.account)).toEqual([
+      secretAccount,
+      "XXXXXXXXXXXX",
+    ]);
+  });
+
+  it("answers 404 for a run that is not there, and 405 to another method", async () => {
+    const { send } = await createServe();
+    expect((await send("POST", "/_bass/runs/01M80AN5Y62YTE3T5G3NSKQ4K3/rerun")).status).toBe(404);
+    expect((await send("GET", "/_bass/runs/01M80AN5Y62YTE3T5G3NSKQ4K3/rerun")).status).toBe(405);
+  });
+});
+
+describe("GET /_bass/runs/{id}/case", () => {
+  it("answers the run as a test case, as bass history promote writes it", async () => {
+    const { send } = await createServe();
+    const first = await send("POST", "/transfers", { amount: 5, account: secretAccount });
+    const reply = await send("GET", `/_bass/runs/${first.runId}/case`);
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-disposition"]).toBe(
+      `attachment; filename="transfers.${first.runId}.test.yaml"`,
+    );
+    expect(reply.text).toMatch(/^integration: transfers\ncases:\n {2}- name: run /);
+    expect(reply.text).not.toContain(secretAccount);
+  });
+});
+
+describe("bass history rerun", () => {
+  it("runs a recorded run again from the terminal, with its kept request", async () => {
+    const { send, app, dir, seen } = await createServe();
+    const first = await send("POST", "/transfers", { amount: 9, account: secretAccount });
+    await app.close();
+    const { code, stdout } = await runCli(["history", "rerun", first.runId as string, "--json"], {
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+    });
+    expect(code).toBe(0);
+    const printed = JSON.parse(stdout) as { history: RunRecord };
+    expect(printed.history).toMatchObject({ trigger: "rerun", rerun_of: first.runId, status: "success" });
+    expect(seen.at(-1)?.payload).toMatchObject({ body: { account: secretAccount, amount: 9 } });
+    const listed = await runCli(["history", "--trigger", "rerun", "--json"], {
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+    });
+    expect((JSON.parse(listed.stdout) as RunRecord[]).map((run) => run.rerun_of)).toEqual([first.runId]);
+  });
+
+  it("says which fields go masked when the request was not kept", async () => {
+    const { send, app, dir } = await createServe("history:\n  keep_requests: false\n");
+    const first = await send("POST", "/transfers", { amount: 9, account: secretAccount });
+    await app.close();
+    const { code, stderr } = await runCli(["history", "rerun", first.runId as string], {
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+    });
+    expect(code).toBe(0);
+    expect(stderr).toContain("these fields go masked, as its record holds them: payload.account");
+  });
+});

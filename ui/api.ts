@@ -1,0 +1,118 @@
+/** The admin routes the page reads, with the credential the user gave when serve asked for one. */
+
+export interface RunSummary {
+  id: string;
+  integration: string;
+  status: "success" | "failure" | "running";
+  trigger: string;
+  started_at: string;
+  duration_ms: number | null;
+  labels: string[];
+  rerun_of?: string;
+}
+
+export interface Item {
+  seq: number;
+  kind: string;
+  at: string;
+  label?: string;
+  duration_ms?: number;
+  message?: string;
+  level?: string;
+  data?: unknown;
+  request?: { service_name: string; payload: unknown };
+  response?: { success: boolean; status?: number; payload: unknown; messages: string[] } | null;
+  error?: { code: string; message: string; cell?: string; file?: string; line?: number };
+}
+
+export interface RunRecord extends RunSummary {
+  ended_at: string | null;
+  async: boolean;
+  items: Item[];
+}
+
+export interface Integration {
+  name: string;
+  file: string;
+  endpoints: { method: string; path: string }[];
+  broken: boolean;
+  active: boolean;
+}
+
+/** Thrown when serve wants a credential: the scheme its challenge names. */
+export class NeedsCredential extends Error {
+  constructor(readonly scheme: "Bearer" | "Basic") {
+    super("serve needs a credential");
+  }
+}
+
+const credentialKey = "bass.authorization";
+
+/** The Authorization header the user gave, kept for this tab only. */
+export function credential(): string | null {
+  return sessionStorage.getItem(credentialKey);
+}
+
+export function setCredential(value: string | null): void {
+  if (value === null) sessionStorage.removeItem(credentialKey);
+  else sessionStorage.setItem(credentialKey, value);
+}
+
+/** A request to serve with the credential, if any; a 401 becomes `NeedsCredential`, other failures errors. */
+export async function call(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const given = credential();
+  if (given) headers.set("authorization", given);
+  const response = await fetch(path, { ...init, headers });
+  if (response.status === 401) {
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    throw new NeedsCredential(/^basic/i.test(challenge) ? "Basic" : "Bearer");
+  }
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { detail?: string };
+    throw new Error(problem.detail ?? `${response.status} ${response.statusText}`);
+  }
+  return response;
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  return (await call(path)).json() as Promise<T>;
+}
+
+/**
+ * Calls `onRun` with each run serve writes, read from the event stream with `fetch` (an EventSource cannot
+ * send a credential); reconnects after a pause until `signal` aborts.
+ */
+export async function followRuns(onRun: (run: RunSummary) => void, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      const response = await call("/_bass/events", { signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+          const event = parseEvent(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event?.name === "run") onRun(JSON.parse(event.data) as RunSummary);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted || error instanceof NeedsCredential) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+function parseEvent(text: string): { name: string; data: string } | undefined {
+  let name = "message";
+  const data: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("event:")) name = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+  }
+  return data.length ? { name, data: data.join("\n") } : undefined;
+}

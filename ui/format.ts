@@ -1,0 +1,119 @@
+/** What the page makes of a record: commands to copy, a waterfall's geometry, the difference of two runs. */
+import type { Item, RunRecord } from "./api.js";
+
+interface InputData {
+  method: string;
+  fullpath: string;
+  path: Record<string, string>;
+  params: Record<string, unknown>;
+  headers: Record<string, string>;
+  payload: unknown;
+}
+
+function inputOf(record: RunRecord): InputData | undefined {
+  const item = record.items.find((candidate) => candidate.kind === "INPUT");
+  return item?.data as InputData | undefined;
+}
+
+/** Text as one shell word, in single quotes. */
+function quote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Headers a client sets itself, left out of a command that sends the request again. */
+const transportHeaders = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "accept-encoding",
+  "user-agent",
+  "accept",
+]);
+
+function sentHeaders(input: InputData): [string, string][] {
+  return Object.entries(input.headers).filter(([name]) => !transportHeaders.has(name.toLowerCase()));
+}
+
+function hasBody(input: InputData): boolean {
+  return (
+    input.payload !== undefined &&
+    input.payload !== null &&
+    !(input.method === "GET" || input.method === "HEAD")
+  );
+}
+
+/** `bass run` of the recorded request, masked values as the record holds them. */
+export function asBassRun(record: RunRecord): string {
+  const input = inputOf(record);
+  if (!input) return `npx bass run ${record.integration}`;
+  const words = ["npx bass run", record.integration, "--method", input.method];
+  for (const [name, value] of Object.entries(input.path)) words.push("--path", quote(`${name}=${value}`));
+  for (const [name, value] of Object.entries(input.params))
+    for (const one of Array.isArray(value) ? value : [value])
+      words.push("--query", quote(`${name}=${String(one)}`));
+  for (const [name, value] of sentHeaders(input))
+    if (name.toLowerCase() !== "content-type") words.push("--header", quote(`${name}: ${value}`));
+  if (!hasBody(input)) return words.join(" ");
+  return `echo ${quote(JSON.stringify(input.payload))} | ${words.join(" ")} --input -`;
+}
+
+/** curl of the recorded request against this serve, masked values as the record holds them. */
+export function asCurl(record: RunRecord, origin: string): string {
+  const input = inputOf(record);
+  if (!input) return `curl ${quote(origin)}`;
+  const words = ["curl", "-X", input.method, quote(origin + input.fullpath)];
+  for (const [name, value] of sentHeaders(input)) words.push("-H", quote(`${name}: ${value}`));
+  if (hasBody(input)) words.push("--data", quote(JSON.stringify(input.payload)));
+  return words.join(" ");
+}
+
+/** Where an item sits on the run's time line, in percent of the run: a call from its start to its end. */
+export function barOf(item: Item, record: RunRecord): { left: number; width: number } {
+  const start = Date.parse(record.started_at);
+  const total = Math.max(1, record.duration_ms ?? Date.now() - start);
+  const end = Date.parse(item.at) - start;
+  const duration = item.kind === "REQUEST" ? (item.duration_ms ?? 0) : 0;
+  const left = Math.min(100, Math.max(0, ((end - duration) / total) * 100));
+  return { left, width: Math.max(0.5, Math.min(100 - left, (duration / total) * 100)) };
+}
+
+/** A difference of two runs: a path, and the value each run has there (undefined: none). */
+export interface Change {
+  path: string;
+  a: string | undefined;
+  b: string | undefined;
+}
+
+/** What differs between two runs, times and ids aside: status, each item's kind, label and data, in order. */
+export function diffRuns(a: RunRecord, b: RunRecord): Change[] {
+  const left = flatten(comparable(a));
+  const right = flatten(comparable(b));
+  const paths = [...new Set([...left.keys(), ...right.keys()])];
+  return paths
+    .filter((path) => left.get(path) !== right.get(path))
+    .map((path) => ({ path, a: left.get(path), b: right.get(path) }));
+}
+
+function comparable(record: RunRecord): unknown {
+  return {
+    integration: record.integration,
+    status: record.status,
+    labels: record.labels,
+    items: record.items.map(({ seq: _seq, at: _at, duration_ms: _duration, ...rest }) => rest),
+  };
+}
+
+function flatten(value: unknown, path = "", into = new Map<string, string>()): Map<string, string> {
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    if (entries.length === 0) into.set(path, Array.isArray(value) ? "[]" : "{}");
+    for (const [key, inner] of entries)
+      flatten(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, into);
+  } else into.set(path, JSON.stringify(value));
+  return into;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "–";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
