@@ -11,7 +11,7 @@ const writeAt = promisify(write);
 const BATCH_LINES = 160;
 
 /** A record as serve writes it for a small POST through one echo call, its line about 1 KB. */
-function recordLine(index) {
+export function recordLine(index) {
   const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, index % 1000)).toISOString();
   const payload = { first_name: " Grace ", email: "grace.hopper@example.com" };
   const person = { firstName: "Grace", email: payload.email };

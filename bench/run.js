@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { measureEngine } from "./engine.js";
 import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
+import { measurePage } from "./page.js";
 import { measurePool } from "./pool.js";
 import { measureRealm } from "./realm.js";
 import { measureRunStart } from "./run-start.js";
@@ -23,6 +24,7 @@ const measurements = [
   measureHistory,
   measureTricks,
   measurePool,
+  measurePage,
   measureServe,
 ];
 

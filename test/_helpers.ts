@@ -84,10 +84,7 @@ interface Captured {
 }
 
 /** Writers that keep what is written to stdout and stderr as text. */
-function captureWriters(
-  colorLevel: ColorSupportLevel = 0,
-  columns?: number,
-): Captured & { write: Writers } {
+function captureWriters(colorLevel: ColorSupportLevel = 0, columns?: number): Captured & { write: Writers } {
   let stdout = "";
   let stderr = "";
   const write: Writers = {
