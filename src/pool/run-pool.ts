@@ -33,6 +33,8 @@ export interface RunPoolOptions {
   workers: number;
   /** Open it as serve does (see RunWorkerData). */
   requestSchemas?: boolean;
+  /** Seal each run's request with this key where it runs, to keep it with the record (serve). */
+  stateKey?: Uint8Array | undefined;
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
@@ -60,6 +62,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     env: { ...options.env },
     projectDir: project.dir,
     requestSchemas: options.requestSchemas,
+    stateKey: options.stateKey,
   };
   const pool = new Piscina({
     filename: workerFile,

@@ -4,12 +4,18 @@ import { workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
+import { sealRequest } from "../history/kept-request.js";
 import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
+import { createSealer } from "../state/seal.js";
 import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
+// A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
+// adds the sealed text to the record's line.
+const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
+const sealed = (runId: string, task: RunTask) => sealer && sealRequest(sealer, runId, task.input);
 
 // A rejection a cell left fails that cell, never the worker (as bin/bass.js does for the main thread).
 process.on("unhandledRejection", (reason, promise) => {
@@ -114,6 +120,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
       startedLine,
       accepted: run.accepted,
       maskedPath: run.mask(path),
+      sealedRequest: sealed(run.runId, task),
     });
   }
   const result = await run.completion;
@@ -127,6 +134,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
       outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
     outputJson,
     recordLine: recordLine(result.record, storePayloads),
+    sealedRequest: sealed(result.runId, task),
     record: task.returnRecord ? result.record : undefined,
     maskedPath: result.mask(path),
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),

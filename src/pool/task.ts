@@ -11,6 +11,8 @@ export interface RunWorkerData {
   projectDir: string;
   /** Opened as serve opens it (request_schema checked): the same `.bass/cache` entry, when the files are the same. */
   requestSchemas?: boolean | undefined;
+  /** The state key: each run's request is sealed with it where the run is, to be kept with its record. */
+  stateKey?: Uint8Array | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */
@@ -42,6 +44,8 @@ export interface RunStarted {
   accepted: OutputData;
   /** The request path, masked as the run's record is. */
   maskedPath: string;
+  /** The run's request, sealed with the state key, when the worker has one. */
+  sealedRequest?: string | undefined;
 }
 
 /** Why a task ended without a run: an error of bass's own kind (a BassError's code), as data. */
@@ -58,6 +62,8 @@ export interface RunTaskResult {
   outputJson: string | undefined;
   /** The record, as the history store's line. */
   recordLine: string;
+  /** The run's request, sealed with the state key, when the worker has one. */
+  sealedRequest?: string | undefined;
   /** The record, when the task asked for it. */
   record?: RunRecord | undefined;
   maskedPath: string;

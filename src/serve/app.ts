@@ -7,7 +7,8 @@ import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
-import { openStateKey } from "../state/state-key.js";
+import { createSealer } from "../state/seal.js";
+import { readStateKey } from "../state/state-key.js";
 import { tightenStateDir } from "../state/tighten.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
 import type { HandledResponse, ServeRequest, WorkerRuns } from "./context.js";
@@ -70,7 +71,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   assertSafeBinding(options.host ?? set.settings.host, set.settings.auth, options.insecure ?? false);
   // Before anything writes there: older state is made private, and what killed writes left is removed.
   await tightenStateDir(join(set.project.dir, ".bass"));
-  const sealer = await openStateKey(set.project.dir, options.env);
+  const stateKey = await readStateKey(set.project.dir, options.env);
+  const sealer = createSealer(stateKey);
   let systems = await startSystemsOf(set, options);
   const events = createRunEvents();
   const history = events.observe(openHistory(set.project));
@@ -101,6 +103,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           env: options.env,
           workers: workerCount,
           requestSchemas: true,
+          stateKey: keepRequests ? stateKey : undefined,
           secrets: () => servedSecrets,
           logError,
         })

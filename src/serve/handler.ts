@@ -321,7 +321,6 @@ async function runInWorker(
   cause: RunCause,
 ): Promise<HandledResponse> {
   const { history } = context;
-  const keep = (runId: string) => context.keepRequest?.(runId, input);
   let onAccepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
     onAccepted = resolve;
@@ -340,7 +339,7 @@ async function runInWorker(
     .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {
       ended = true;
-      history.writeLine(result.runId, result.recordLine, keep(result.runId));
+      history.writeLine(result.runId, result.recordLine, result.sealedRequest);
       return result;
     })
     .finally(release);
@@ -352,7 +351,7 @@ async function runInWorker(
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
   };
   if ("startedLine" in first) {
-    if (!ended) history.writeLine(first.runId, first.startedLine, keep(first.runId));
+    if (!ended) history.writeLine(first.runId, first.startedLine, first.sealedRequest);
     return answerAccepted(first.accepted);
   }
   if (first.accepted) return answerAccepted(first.accepted);

@@ -21,6 +21,11 @@ export function stateKeyFile(projectDir: string): string {
  * says where it came from, never what it holds.
  */
 export async function openStateKey(projectDir: string, env: NodeJS.ProcessEnv): Promise<Sealer> {
+  return createSealer(await readStateKey(projectDir, env));
+}
+
+/** The state key's 32 bytes, from `BASS_STATE_KEY` or the project's key file, as `openStateKey` takes them. */
+export async function readStateKey(projectDir: string, env: NodeJS.ProcessEnv): Promise<Buffer> {
   const given = env[stateKeyVariable];
   if (given !== undefined && given !== "") {
     const key = parseStateKey(given);
@@ -30,9 +35,9 @@ export async function openStateKey(projectDir: string, env: NodeJS.ProcessEnv): 
         `${stateKeyVariable} is not a state key: give 64 hex characters or the base64 of 32 bytes (openssl rand -hex 32)`,
       );
     }
-    return createSealer(key);
+    return key;
   }
-  return createSealer(await readOrCreateKeyFile(stateKeyFile(projectDir)));
+  return readOrCreateKeyFile(stateKeyFile(projectDir));
 }
 
 /** 32 bytes from 64 hex characters or from base64 (standard or URL-safe, padded or not); else undefined. */

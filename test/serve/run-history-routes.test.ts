@@ -6,7 +6,7 @@ import type { AdapterRequest } from "../../src/adapters/adapter.js";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createServeApp } from "../../src/serve/app.js";
 import type { HandledResponse } from "../../src/serve/context.js";
-import { runCli } from "../_helpers.js";
+import { createTempDir, runCli } from "../_helpers.js";
 import { createFakeCore, createServeProject, secretAccount } from "./_project.js";
 
 const host = "127.0.0.1:3000";
@@ -170,6 +170,32 @@ describe("POST /_bass/runs/{id}/rerun", () => {
     const files = readdirSync(historyDir).map((file) => readFileSync(join(historyDir, file), "utf8"));
     expect(files.join("")).toContain('"sealed_request":"v1.');
     expect(files.join("")).not.toContain(secretAccount);
+  });
+
+  it("runs the request again exactly when worker threads ran it", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems:\n  echo:\n    adapter: echo\nserve:\n  workers: 1\n",
+      // The length of the account tells the real number (10 digits) from its mask (12 X's).
+      "integrations/accounts.yaml": `name: accounts
+endpoints: [{ method: POST, path: /accounts }]
+masks: [{ type: INPUT, field: account }]
+on_success_hook: "output.payload = { length: input.payload.account.length }"
+`,
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    const post = (url: string, body?: unknown) =>
+      app.handle({
+        method: "POST",
+        url,
+        headers: { host, "content-type": "application/json" },
+        body: Buffer.from(body === undefined ? "" : JSON.stringify(body)),
+      });
+    const first = await post("/accounts", { account: secretAccount });
+    const answer = JSON.parse(Buffer.from((await post(`/_bass/runs/${first.runId}/rerun`)).body).toString());
+    expect(answer).toMatchObject({ status: 200, exact: true });
+    const again = (await app.history.read(answer.run_id)) as RunRecord;
+    expect(again.items.at(-1)).toMatchObject({ kind: "OUTPUT", data: { payload: { length: 10 } } });
   });
 
   it("runs the masked request under history.keep_requests: false, and names the masked fields", async () => {
