@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,14 @@ const person = (first: string) => ({
   tax_id: taxId,
 });
 const createPath = "/api/v1/core-processor/customers";
+/** The samples, without the history and state a run of them in the checkout left. */
+function copySamples(into: string): void {
+  cpSync(join(import.meta.dirname, "..", "..", "samples"), into, {
+    recursive: true,
+    filter: (source) => !source.includes(join("samples", ".bass")),
+  });
+}
+
 /** Set to a folder, the tests leave screenshots of the list and a timeline there (for the docs). */
 const screenshots = process.env.BASS_SCREENSHOTS;
 
@@ -36,10 +44,7 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
   const dir = mkdtempSync(join(tmpdir(), "bass-browser-"));
 
   beforeAll(async () => {
-    cpSync(join(import.meta.dirname, "..", "..", "samples"), dir, {
-      recursive: true,
-      filter: (source) => !source.includes(`${join("samples", ".bass")}`),
-    });
+    copySamples(dir);
     serve = await startServeInProcess(dir);
     base = `http://127.0.0.1:${serve.port}`;
     browser = await chromium.launch({ executablePath: executable, args: ["--no-sandbox"] });
@@ -64,7 +69,10 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
   }
 
   /** A page that fails the test on a console error, an uncaught error, or a request to another host. */
-  async function openPage(context?: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  async function openPage(
+    context?: BrowserContext,
+    origin = base,
+  ): Promise<{ page: Page; problems: string[] }> {
     const page = await (context ?? browser).newPage();
     const problems: string[] = [];
     page.on("console", (message) => {
@@ -72,7 +80,7 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("request", (request) => {
-      if (!request.url().startsWith(base)) problems.push(`request to another host: ${request.url()}`);
+      if (!request.url().startsWith(origin)) problems.push(`request to another host: ${request.url()}`);
     });
     return { page, problems };
   }
@@ -171,6 +179,50 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     expect(new URL(page.url()).hash).toBe(`#/runs/${id}`);
     await page.close();
     expect(problems).toEqual([]);
+  });
+
+  it("asks for the credential under bearer auth, and sends it for the list and its live updates", async () => {
+    const secured = mkdtempSync(join(tmpdir(), "bass-browser-auth-"));
+    try {
+      copySamples(secured);
+      const config = join(secured, "bass.config.yaml");
+      writeFileSync(
+        config,
+        readFileSync(config, "utf8").replace(
+          "auth: { type: none }",
+          'auth: { type: bearer, tokens: ["${env:PAGE_TOKEN}"] }',
+        ),
+      );
+      const token = "page-token-1";
+      const server = await startServeInProcess(secured, { PAGE_TOKEN: token });
+      const origin = `http://127.0.0.1:${server.port}`;
+      try {
+        const { page, problems } = await openPage(undefined, origin);
+        await page.goto(`${origin}/_bass/`);
+        await page.getByRole("heading", { name: "This server needs a credential" }).waitFor();
+        await page.getByLabel("Token").fill(token);
+        await page.getByRole("button", { name: "Continue" }).click();
+        await page.getByRole("heading", { name: "Runs" }).waitFor();
+        await page.waitForTimeout(300);
+        const response = await fetch(`${origin}${createPath}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify(person("Radia")),
+        });
+        expect(response.status).toBe(201);
+        await page.waitForSelector("tr[data-run]", { timeout: 5000 });
+        expect(await page.evaluate(() => sessionStorage.getItem("bass.authorization"))).toBe(
+          `Bearer ${token}`,
+        );
+        await page.close();
+        // The 401s before the credential was given are the browser's console errors; nothing else is.
+        expect(problems.filter((problem) => !problem.includes("401"))).toEqual([]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(secured, { recursive: true, force: true });
+    }
   });
 
   it("has no serious or critical accessibility violation (axe-core)", async () => {
