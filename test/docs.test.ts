@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { everyCommand } from "./_commands.js";
 import { runCli } from "./_helpers.js";
 
 const root = join(import.meta.dirname, "..");
@@ -27,24 +28,8 @@ describe("docs/reference.md", () => {
 
 describe("docs/cli.md", () => {
   const cliDoc = readFileSync(join(root, "docs", "cli.md"), "utf8");
-  const commands = [
-    [],
-    ["init"],
-    ["list"],
-    ["validate"],
-    ["run"],
-    ["test"],
-    ["history"],
-    ["history", "list"],
-    ["history", "show"],
-    ["history", "rerun"],
-    ["history", "promote"],
-    ["serve"],
-    ["openapi"],
-    ["mockcore"],
-  ];
 
-  it.each(commands.map((command) => [command.join(" ") || "bass", command]))(
+  it.each(everyCommand.map((command) => [command.join(" ") || "bass", command]))(
     "holds the --help of %s word for word",
     async (_, command) => {
       const { code, stdout } = await runCli([...command, "--help"], { cwd: root });

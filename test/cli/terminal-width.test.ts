@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { everyCommand } from "../_commands.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
 const because =
@@ -69,20 +70,7 @@ describe.each([80, 140])("at %i columns", (columns) => {
 
   it("wraps every command's help to the terminal", async () => {
     const dir = createTempDir();
-    for (const command of [
-      [],
-      ["init"],
-      ["list"],
-      ["validate"],
-      ["run"],
-      ["test"],
-      ["history"],
-      ["history", "show"],
-      ["history", "promote"],
-      ["serve"],
-      ["openapi"],
-      ["mockcore"],
-    ]) {
+    for (const command of everyCommand) {
       // Run through npx, the examples say `npx bass`: the longer of the two.
       const env = { NO_COLOR: "1", npm_command: "exec" };
       const { stdout } = await runCli([...command, "--help"], { cwd: dir, env, columns });
