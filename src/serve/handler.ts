@@ -73,7 +73,8 @@ async function handle(
   // SPEC §7's order: match the method and path, then check auth.
   const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
   // The run history page's own files hold no data: they need no credential (the page asks for one).
-  const page = isAdmin && request.method === "GET" ? uiFile(pathname) : undefined;
+  const page =
+    isAdmin && (request.method === "GET" || request.method === "HEAD") ? uiFile(pathname) : undefined;
   if (page) return { ...page, logPath: pathname };
   const match = isAdmin ? undefined : set.router.match(request.method, pathname);
   if (match?.kind === "not-found") return answer(pathname, 404, `no endpoint at ${pathname}`);

@@ -46,6 +46,7 @@ describe("the run history page's files", () => {
     expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
     expect(page.headers["content-security-policy"]).toContain("connect-src 'self'");
     expect(page.text).toContain('<script src="/_bass/app.js" defer></script>');
+    expect((await send("HEAD", "/_bass/")).status).toBe(200);
     for (const [file, type] of [
       ["app.js", "text/javascript; charset=utf-8"],
       ["app.css", "text/css; charset=utf-8"],
