@@ -63,7 +63,9 @@ export async function call(path: string, init: RequestInit = {}): Promise<Respon
   const headers = new Headers(init.headers);
   const given = credential();
   if (given) headers.set("authorization", given);
-  const response = await fetch(path, { ...init, headers });
+  // No credentials of the browser's own: it would show its login dialog for a basic-auth challenge, and
+  // send what was typed there to any site's requests too. The page sends the header itself.
+  const response = await fetch(path, { ...init, headers, credentials: "omit" });
   if (response.status === 401) {
     const challenge = response.headers.get("www-authenticate") ?? "";
     throw new NeedsCredential(/^basic/i.test(challenge) ? "Basic" : "Bearer");
@@ -81,12 +83,18 @@ export async function getJson<T>(path: string): Promise<T> {
 
 /**
  * Calls `onRun` with each run serve writes, read from the event stream with `fetch` (an EventSource cannot
- * send a credential); reconnects after a pause until `signal` aborts.
+ * send a credential), and `onOpen` each time the stream opens; reconnects after a pause until `signal`
+ * aborts, or serve asks for a credential (the list's own request shows the form).
  */
-export async function followRuns(onRun: (run: RunSummary) => void, signal: AbortSignal): Promise<void> {
+export async function followRuns(
+  onRun: (run: RunSummary) => void,
+  onOpen: () => void,
+  signal: AbortSignal,
+): Promise<void> {
   while (!signal.aborted) {
     try {
       const response = await call("/_bass/events", { signal });
+      onOpen();
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
       const decoder = new TextDecoder();
       let buffer = "";

@@ -20,18 +20,29 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Headers a client sets itself, left out of a command that sends the request again. */
-const transportHeaders = new Set([
+/**
+ * Headers left out of a command that sends the request again: those a client sets itself, a browser's
+ * own, and an Idempotency-Key, which would only replay the first answer.
+ */
+const unsentHeaders = new Set([
   "host",
   "content-length",
   "connection",
   "accept-encoding",
+  "accept-language",
   "user-agent",
   "accept",
+  "origin",
+  "referer",
+  "cookie",
+  "idempotency-key",
 ]);
 
 function sentHeaders(input: InputData): [string, string][] {
-  return Object.entries(input.headers).filter(([name]) => !transportHeaders.has(name.toLowerCase()));
+  return Object.entries(input.headers).filter(([header]) => {
+    const name = header.toLowerCase();
+    return !unsentHeaders.has(name) && !name.startsWith("sec-");
+  });
 }
 
 function hasBody(input: InputData): boolean {
@@ -46,7 +57,7 @@ function hasBody(input: InputData): boolean {
 export function asBassRun(record: RunRecord): string {
   const input = inputOf(record);
   if (!input) return `npx bass run ${record.integration}`;
-  const words = ["npx bass run", record.integration, "--method", input.method];
+  const words = ["npx bass run", quote(record.integration), "--method", quote(input.method)];
   for (const [name, value] of Object.entries(input.path)) words.push("--path", quote(`${name}=${value}`));
   for (const [name, value] of Object.entries(input.params))
     for (const one of Array.isArray(value) ? value : [value])
@@ -61,7 +72,7 @@ export function asBassRun(record: RunRecord): string {
 export function asCurl(record: RunRecord, origin: string): string {
   const input = inputOf(record);
   if (!input) return `curl ${quote(origin)}`;
-  const words = ["curl", "-X", input.method, quote(origin + input.fullpath)];
+  const words = ["curl", "-X", quote(input.method), quote(origin + input.fullpath)];
   for (const [name, value] of sentHeaders(input)) words.push("-H", quote(`${name}: ${value}`));
   if (hasBody(input)) words.push("--data", quote(JSON.stringify(input.payload)));
   return words.join(" ");

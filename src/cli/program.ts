@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import type { RunStatus } from "../engine/record.js";
+import { type RunStatus, runTriggers } from "../engine/record.js";
 import { BassError } from "../errors.js";
 import type { HistoryFilter } from "../history/store.js";
 import { suggestion } from "../suggest.js";
@@ -301,14 +301,7 @@ export function createProgram(context: ProgramContext): Command {
       .description("list the project's runs, newest first")
       .option("--integration <name>", "only runs of this integration")
       .addOption(new Option("--status <status>", "only runs with this status").choices(runStatuses))
-      .addOption(
-        new Option("--trigger <trigger>", "only runs started by this").choices([
-          "cli",
-          "http",
-          "test",
-          "rerun",
-        ]),
-      )
+      .addOption(new Option("--trigger <trigger>", "only runs started by this").choices(runTriggers))
       .option("--label <label>", "only runs with this label")
       .option("--limit <n>", "at most this many runs", parseLimit, 20)
       .addOption(textOrJson())

@@ -1,14 +1,13 @@
 import type { Env } from "../definition/load.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
-import { openRequest } from "../history/kept-request.js";
-import { rerunRequest } from "../history/rerun-input.js";
+import { findRerun } from "../history/rerun-input.js";
 import { openHistory, openProject } from "../project/open.js";
 import { openStateKey } from "../state/state-key.js";
 import type { Output } from "./output.js";
 import { assertRunnable, runLoaded } from "./run.js";
 
-export interface RerunOptions {
+export interface RunHistoryRerunOptions {
   json: boolean;
   verbose?: boolean | undefined;
   progress?: ((text: string) => void) | undefined;
@@ -22,7 +21,11 @@ export interface RerunOptions {
  * are configured now, and prints it as `bass run` does; the new record has trigger `rerun` and `rerun_of`.
  * The request is the one serve kept sealed with the record, else the record's own, masked values and all.
  */
-export async function runHistoryRerun(id: string, options: RerunOptions, output: Output): Promise<number> {
+export async function runHistoryRerun(
+  id: string,
+  options: RunHistoryRerunOptions,
+  output: Output,
+): Promise<number> {
   if (!isRunId(id))
     throw new BassError("USAGE", `${JSON.stringify(id)} is not a run id; bass history lists the runs`);
   const project = await openProject({
@@ -31,10 +34,12 @@ export async function runHistoryRerun(id: string, options: RerunOptions, output:
     projectDir: options.project,
     cache: true,
   });
-  const history = openHistory(project);
-  const record = await history.read(id);
-  if (!record)
+  const found = await findRerun(openHistory(project), id, () => openStateKey(project.dir, options.env));
+  if (!found)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
+  const { record, request } = found;
+  if (!request)
+    throw new BassError("USAGE", `run ${id} has no request to run again: it ended before it had one`);
   const definition = project.definitions.find((loaded) => loaded.value.name === record.integration);
   if (!definition)
     throw new BassError(
@@ -42,14 +47,15 @@ export async function runHistoryRerun(id: string, options: RerunOptions, output:
       `run ${id} is of ${record.integration}, which the project no longer has`,
     );
   assertRunnable(project, definition, output);
-  const sealed = await history.readRequest(id);
-  const kept =
-    sealed === undefined ? undefined : openRequest(await openStateKey(project.dir, options.env), id, sealed);
-  const request = rerunRequest(record, kept);
-  if (request.masked.length)
+  if (request.masked.length) {
+    const why =
+      request.inexact === "another state key"
+        ? "was kept with another state key than this one"
+        : "was not kept (only bass serve keeps requests)";
     output.stderr(
-      `warning: run ${id}'s request was not kept whole, so these fields go masked, as its record holds them: ${request.masked.join(", ")}\n`,
+      `warning: run ${id}'s request ${why}, so these fields go masked, as its record holds them: ${request.masked.join(", ")}\n`,
     );
+  }
   return runLoaded(
     project,
     definition,

@@ -3,7 +3,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
-import { type RunInput, startIntegration } from "../engine/run.js";
+import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import {
   type AdapterChoice,
@@ -55,10 +55,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
 }
 
 /** Why a run runs: `bass run`, or `bass history rerun` of an earlier run. */
-export interface RunCause {
-  trigger: "cli" | "rerun";
-  rerunOf?: string | undefined;
-}
+export type RunCause = Pick<RunOptions, "trigger" | "rerunOf">;
 
 /** How `runLoaded` runs and shows a run: `bass run`'s own options, and what it has worked out. */
 export type LoadedRunOptions = Pick<

@@ -87,6 +87,8 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   await (options.stopped ?? signal?.received);
   watcher?.close();
   const stopBy = Date.now() + graceMs;
+  // Event streams never end by themselves: they end first, whole, and the requests left get the grace.
+  app.endStreams();
   await server.close(graceMs);
   try {
     // Async runs answered 202 long ago and go on in the background: they get what is left of the grace.

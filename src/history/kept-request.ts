@@ -3,14 +3,26 @@ import type { Sealer } from "../state/seal.js";
 
 /**
  * A run's request as it came, kept sealed with the state key beside its masked record, so that a re-run
- * is exact: the record holds only masked values. A byte-string body is kept as base64.
+ * is exact: the record holds only masked values. A byte-string body is kept as base64; `unkeptHeaders`
+ * (serve's own credential) are left out.
  */
-export function sealRequest(sealer: Sealer, runId: string, input: RunInput): string {
+export function sealRequest(
+  sealer: Sealer,
+  runId: string,
+  input: RunInput,
+  unkeptHeaders: readonly string[] = [],
+): string {
   const payload =
     input.payload instanceof Uint8Array
       ? { $bytes: Buffer.from(input.payload).toString("base64") }
       : input.payload;
-  return sealer.seal(Buffer.from(JSON.stringify({ ...input, payload })), context(runId));
+  const headers = input.headers && withoutHeaders(input.headers, unkeptHeaders);
+  return sealer.seal(Buffer.from(JSON.stringify({ ...input, headers, payload })), context(runId));
+}
+
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  if (names.length === 0) return headers;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 }
 
 /** The request `sealRequest` kept for run `runId`, or undefined when it does not open with this key. */

@@ -32,8 +32,8 @@ export interface HistoryStore {
   /** Newest first. */
   list(filter?: HistoryFilter): Promise<RunRecord[]>;
   read(id: string): Promise<RunRecord | undefined>;
-  /** The sealed request kept with run `id`'s record, if any. */
-  readRequest(id: string): Promise<string | undefined>;
+  /** Run `id`'s record and the sealed request kept with it, if any: what a re-run needs, in one read. */
+  readStored(id: string): Promise<{ record: RunRecord; sealedRequest: string | undefined } | undefined>;
 }
 
 /** A record as its line holds it: with its sealed request, which only re-runs read. */
@@ -92,11 +92,11 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
         const record = await readRecord(dir, pending, id);
         return record && withoutRequest(record);
       }),
-    readRequest: (id) =>
-      maskingErrors(
-        secrets,
-        async () => ((await readRecord(dir, pending, id)) as StoredRecord)?.sealed_request,
-      ),
+    readStored: (id) =>
+      maskingErrors(secrets, async () => {
+        const stored = (await readRecord(dir, pending, id)) as StoredRecord | undefined;
+        return stored && { record: withoutRequest(stored), sealedRequest: stored.sealed_request };
+      }),
   };
 }
 

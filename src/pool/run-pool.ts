@@ -35,13 +35,15 @@ export interface RunPoolOptions {
   requestSchemas?: boolean;
   /** Seal each run's request with this key where it runs, to keep it with the record (serve). */
   stateKey?: Uint8Array | undefined;
+  /** Headers left out of a sealed request (serve's own credential). */
+  unkeptHeaders?: string[] | undefined;
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
 }
 
 /** What a run is, for the record of one that failed before it could say. */
-type TaskName = Pick<RunTask, "integration" | "trigger">;
+type TaskName = Pick<RunTask, "integration" | "trigger" | "rerunOf">;
 
 /** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
 export interface RunPool {
@@ -63,6 +65,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     projectDir: project.dir,
     requestSchemas: options.requestSchemas,
     stateKey: options.stateKey,
+    unkeptHeaders: options.unkeptHeaders,
   };
   const pool = new Piscina({
     filename: workerFile,
@@ -123,7 +126,7 @@ export function recordOf(result: RunTaskResult): RunRecord {
  * said its start, whose running record this one replaces.
  */
 function failedRunResult(
-  { integration, trigger }: TaskName,
+  { integration, trigger, rerunOf }: TaskName,
   error: unknown,
   startedId: string | undefined,
   scrub: <T>(value: T) => T,
@@ -152,6 +155,7 @@ function failedRunResult(
     duration_ms: 0,
     labels: [],
     async: false,
+    ...(rerunOf === undefined ? {} : { rerun_of: rerunOf }),
     items: [{ seq: 1, at, kind: "FAILURE", error: { code, message } }],
   };
   return {

@@ -15,7 +15,8 @@ const data = workerData as RunWorkerData;
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
-const sealed = (runId: string, task: RunTask) => sealer && sealRequest(sealer, runId, task.input);
+const sealed = (runId: string, task: RunTask) =>
+  sealer && sealRequest(sealer, runId, task.input, data.unkeptHeaders);
 
 // A rejection a cell left fails that cell, never the worker (as bin/bass.js does for the main thread).
 process.on("unhandledRejection", (reason, promise) => {
@@ -113,6 +114,8 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
   });
   const path = task.input.fullpath ?? "";
   const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
+  // Sealed once: an async run's start and end lines both keep it.
+  const sealedRequest = sealed(run.runId, task);
   if (run.started && run.accepted) {
     const startedLine = recordLine(run.started, storePayloads);
     task.port?.postMessage({
@@ -120,7 +123,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
       startedLine,
       accepted: run.accepted,
       maskedPath: run.mask(path),
-      sealedRequest: sealed(run.runId, task),
+      sealedRequest,
     });
   }
   const result = await run.completion;
@@ -134,7 +137,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
       outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
     outputJson,
     recordLine: recordLine(result.record, storePayloads),
-    sealedRequest: sealed(result.runId, task),
+    sealedRequest,
     record: task.returnRecord ? result.record : undefined,
     maskedPath: result.mask(path),
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),

@@ -13,6 +13,8 @@ export interface RunWorkerData {
   requestSchemas?: boolean | undefined;
   /** The state key: each run's request is sealed with it where the run is, to be kept with its record. */
   stateKey?: Uint8Array | undefined;
+  /** Headers left out of the sealed request (serve's own credential). */
+  unkeptHeaders?: string[] | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */

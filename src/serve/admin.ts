@@ -2,7 +2,7 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunStatus } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
 import { isRunId } from "../engine/run-id.js";
-import { rerunRequest } from "../history/rerun-input.js";
+import { findRerun } from "../history/rerun-input.js";
 import { promoteRun } from "../testing/promote.js";
 import type { HandledResponse, ServeContext } from "./context.js";
 import { createOpenApiDocument } from "./openapi.js";
@@ -13,7 +13,7 @@ import type { RequestTarget } from "./target.js";
 const statuses = new Set<string>(["success", "failure", "running"]);
 
 /** A run to run again: what the admin route found, for the handler to run in one of its slots. */
-export interface Rerun {
+export interface RerunJob {
   integration: CompiledIntegration;
   input: RunInput;
   /** The run id it runs again. */
@@ -21,7 +21,7 @@ export interface Rerun {
 }
 
 type AdminResponse = Omit<HandledResponse, "logPath">;
-type RunAgain = (rerun: Rerun) => Promise<HandledResponse>;
+type RunAgain = (rerun: RerunJob) => Promise<HandledResponse>;
 
 /**
  * The admin routes, behind serve's auth: health, runs (a page of them, or one, masked), a run as a test
@@ -35,7 +35,11 @@ export async function handleAdmin(
   runAgain: RunAgain,
 ): Promise<AdminResponse> {
   const path = url.pathname.replace(/\/+$/, "");
-  if (path === "/_bass") return problemResponse(createProblem(404, pageMissing));
+  // The page itself was answered before auth unless it is not built, or was asked for with another method.
+  if (path === "/_bass")
+    return method === "GET" || method === "HEAD"
+      ? problemResponse(createProblem(404, pageMissing))
+      : problemResponse(createProblem(405, `${url.pathname} answers GET only`), { allow: "GET" });
   const run = /^\/_bass\/runs\/([^/]+)(?:\/(case|rerun))?$/.exec(path);
   if (run?.[2] === "rerun") {
     if (method !== "POST")
@@ -111,8 +115,9 @@ async function showRun(id: string, asCase: boolean, context: ServeContext): Prom
 }
 
 /**
- * Runs a recorded run again (SPEC §13.4): with its request as it came when serve kept it sealed, else with
- * the record's, whose masked fields the answer names. The project's systems answer as configured now.
+ * Runs a recorded run again: with its request as it came when serve kept it sealed, else with the
+ * record's, whose masked fields the answer names. The project's systems answer as configured now, and
+ * the request must still pass the endpoint's request_schema.
  */
 async function rerun(
   id: string,
@@ -120,8 +125,13 @@ async function rerun(
   context: ServeContext,
   runAgain: RunAgain,
 ): Promise<AdminResponse> {
-  const record = isRunId(id) ? await context.history.read(id) : undefined;
-  if (!record) return problemResponse(createProblem(404, "no run with this id"));
+  const found = isRunId(id) ? await findRerun(context.history, id, async () => context.sealer) : undefined;
+  if (!found) return problemResponse(createProblem(404, "no run with this id"));
+  const { record, request } = found;
+  if (!request)
+    return problemResponse(
+      createProblem(409, `run ${id} has no request to run again: it ended before it had one`),
+    );
   const integration = runnable(set, record.integration);
   if (!integration)
     return problemResponse(
@@ -130,7 +140,11 @@ async function rerun(
         `integration ${record.integration} is not served now: it is gone, broken or inactive`,
       ),
     );
-  const request = rerunRequest(record, await context.openRequest(id));
+  const errors = set.requestSchemas.get(integration.name)?.(request.input.payload) ?? [];
+  if (errors.length)
+    return problemResponse(
+      createProblem(400, "the run's request does not match the endpoint's request_schema now", errors),
+    );
   const answer = await runAgain({ integration, input: request.input, of: id });
   if (!answer.runId) return answer;
   return json({ run_id: answer.runId, status: answer.status, exact: request.exact, masked: request.masked });

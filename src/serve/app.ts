@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
-import { openRequest, sealRequest } from "../history/kept-request.js";
+import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
 import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
@@ -47,6 +47,8 @@ export interface ServeApp {
   current(): ServedSet;
   /** The secrets of every set served since the start: a run of an earlier set may still be going on. */
   secrets(): Iterable<string>;
+  /** Ends the run history page's event streams, before the server closes its connections. */
+  endStreams(): void;
   /** Loads the project again (`--watch`); a set that does not validate, or whose systems fail, is not swapped in. */
   reload(): Promise<ReloadOutcome>;
   /** Waits up to `graceMs` for the runs in progress (async ones too), then flushes the stores and stops the systems. */
@@ -76,7 +78,12 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   let systems = await startSystemsOf(set, options);
   const events = createRunEvents();
   const history = events.observe(openHistory(set.project));
-  const keepRequests = set.project.config.history?.keep_requests ?? true;
+  // A project that keeps no payloads at rest keeps no requests either, unless it asks to.
+  const historyConfig = set.project.config.history;
+  const keepRequests = historyConfig?.keep_requests ?? historyConfig?.store_payloads ?? true;
+  // Under bearer or basic auth the Authorization header is serve's own credential: not kept, and a re-run
+  // goes with the credential of whoever asks for it.
+  const unkeptHeaders = set.settings.auth.type === "none" ? [] : ["authorization"];
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
     ttlSeconds: set.settings.idempotencyTtlSeconds,
@@ -104,6 +111,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           workers: workerCount,
           requestSchemas: true,
           stateKey: keepRequests ? stateKey : undefined,
+          unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
         })
@@ -120,11 +128,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     authenticate: createAuthenticator(set.settings.auth),
     logError,
     events,
-    keepRequest: keepRequests ? (runId, input) => sealRequest(sealer, runId, input) : undefined,
-    async openRequest(runId) {
-      const sealed = await history.readRequest(runId);
-      return sealed === undefined ? undefined : openRequest(sealer, runId, sealed);
-    },
+    keepRequest: keepRequests
+      ? (runId, input) => sealRequest(sealer, runId, input, unkeptHeaders)
+      : undefined,
+    sealer,
   });
 
   return {
@@ -134,6 +141,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     limiter,
     current: () => set,
     secrets: () => servedSecrets,
+    endStreams: () => events.close(),
     reload() {
       // One reload at a time: two that overlap would both close the same old systems.
       const outcome = reloads.then(swapIn);

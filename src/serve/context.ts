@@ -2,6 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { RunInput } from "../engine/run.js";
 import type { HistoryStore } from "../history/store.js";
 import type { RunPool } from "../pool/run-pool.js";
+import type { Sealer } from "../state/seal.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
 import type { LogError, ServeResponse } from "./problem.js";
@@ -58,6 +59,6 @@ export interface ServeContext {
   events: RunEvents;
   /** A run's request, sealed to keep with its record; absent under `history.keep_requests: false`. */
   keepRequest?: ((runId: string, input: RunInput) => string) | undefined;
-  /** The request kept with run `runId`, opened; undefined when none was kept or it does not open. */
-  openRequest(runId: string): Promise<RunInput | undefined>;
+  /** The state key's sealer: kept requests open with it. */
+  sealer: Sealer;
 }

@@ -38,18 +38,19 @@ export function checkHost(host: string | undefined, rules: EdgeRules): EdgeRefus
 }
 
 /**
- * Cross-site requests under `auth: none`: a form post or a `text/plain` fetch needs no CORS preflight, so
- * any page a developer opens could post a transfer. An unsafe method whose `Origin` names another origin
- * than the one served, or whose `Sec-Fetch-Site` says cross-site, is refused unless the origin is allowed.
- * Requests without these headers (curl, SDKs) pass, and so does any request under bearer or basic auth,
- * which a page cannot send without the credential.
+ * Cross-site requests under `auth: none` or `basic`: a form post or a `text/plain` fetch needs no CORS
+ * preflight, so any page a developer opens could post a transfer, and a browser that was once given a
+ * basic-auth user sends it with every request by itself. An unsafe method whose `Origin` names another
+ * origin than the one served, or whose `Sec-Fetch-Site` says cross-site, is refused unless the origin is
+ * allowed. Requests without these headers (curl, SDKs) pass, and so does any under bearer auth, whose
+ * token a page cannot send without having it.
  */
 export function checkOrigin(
   method: string,
   headers: { host?: string | undefined; origin?: string | undefined; fetchSite?: string | undefined },
   rules: EdgeRules,
 ): EdgeRefusal | undefined {
-  if (rules.auth.type !== "none" || !unsafeMethods.has(method)) return undefined;
+  if (rules.auth.type === "bearer" || !unsafeMethods.has(method)) return undefined;
   const { origin, fetchSite } = headers;
   if (origin !== undefined && rules.allowedOrigins.includes(origin)) return undefined;
   // The scheme is left out: behind a proxy that ends TLS, a page of the served host posts from https.
@@ -58,7 +59,7 @@ export function checkOrigin(
   if (!crossOrigin && fetchSite !== "cross-site") return undefined;
   return {
     status: 403,
-    detail: `a ${method} from another site is refused while serve.auth is none; add its origin to serve.allowed_origins, or set serve.auth`,
+    detail: `a ${method} from another site is refused while serve.auth is ${rules.auth.type}; add its origin to serve.allowed_origins, or use bearer auth`,
   };
 }
 

@@ -1,9 +1,9 @@
 import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
-import { type RunInput, startIntegration } from "../engine/run.js";
+import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import type { RunStarted } from "../pool/task.js";
-import { handleAdmin, type Rerun } from "./admin.js";
+import { handleAdmin, type RerunJob } from "./admin.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
@@ -91,7 +91,7 @@ async function handle(
   }
   if (!match) {
     const admin = await handleAdmin(url, request.method, set, context, (rerun) =>
-      rerunInSlot(context, rerun),
+      rerunInSlot(context, served, withCredentialOf(rerun, request, set)),
     );
     return { ...admin, logPath: pathname };
   }
@@ -240,17 +240,32 @@ function answer(
 }
 
 /** Why a run runs: a request to its endpoint, or a re-run of an earlier run. */
-interface RunCause {
-  trigger: "http" | "rerun";
-  rerunOf?: string | undefined;
+type RunCause = Pick<RunOptions, "trigger" | "rerunOf">;
+
+/**
+ * A re-run goes with the credential of whoever asked for it: under bearer or basic auth the Authorization
+ * header is serve's own, which the kept request leaves out and the record holds masked.
+ */
+function withCredentialOf(rerun: RerunJob, request: ServeRequest, set: ServedSet): RerunJob {
+  if (set.settings.auth.type === "none") return rerun;
+  const headers = Object.fromEntries(
+    Object.entries(rerun.input.headers ?? {}).filter(([name]) => name.toLowerCase() !== "authorization"),
+  );
+  const authorization = header(request, "authorization");
+  if (authorization !== undefined) headers.authorization = authorization;
+  return { ...rerun, input: { ...rerun.input, headers } };
 }
 
 /**
- * Runs `rerun.integration` again with a recorded request, in one of the limiter's slots as a request's run:
- * the answer is the new run's, or serve's 503 when no slot is free.
+ * Runs `rerun.integration` again with a recorded request, in one of the limiter's slots as a request's run,
+ * with the set that answers the request that asked for it: the answer is the new run's, or serve's 503
+ * when no slot is free.
  */
-async function rerunInSlot(context: ServeContext, rerun: Rerun): Promise<HandledResponse> {
-  const served = context.current();
+async function rerunInSlot(
+  context: ServeContext,
+  served: ReturnType<ServeContext["current"]>,
+  rerun: RerunJob,
+): Promise<HandledResponse> {
   const release = context.limiter.tryAcquire();
   if (!release)
     return answer("", 503, "the server is running as many integrations as it may; try again", {
@@ -276,10 +291,10 @@ async function runEndpoint(
   release: () => void,
   cause: RunCause,
 ): Promise<HandledResponse> {
+  if (served.workers) return runInWorker(context, served.workers, integration, input, release, cause);
   const { history } = context;
   // The request, sealed, goes with the run's record: a re-run of it is exact.
-  const keep = (runId: string) => context.keepRequest?.(runId, input);
-  if (served.workers) return runInWorker(context, served.workers, integration, input, release, cause);
+  const sealFor = (runId: string) => context.keepRequest?.(runId, input);
   const { set, adapters } = served;
   const run = startIntegration(integration, input, {
     adapters,
@@ -288,12 +303,12 @@ async function runEndpoint(
     secrets: set.project.secrets,
   });
   const finished = run.completion.then((result) => {
-    history.write(result.record, keep(result.runId));
+    history.write(result.record, sealFor(result.runId));
     release();
     return result;
   });
   if (run.started && run.accepted) {
-    history.write(run.started, keep(run.runId));
+    history.write(run.started, sealFor(run.runId));
     const { status, headers, body } = fromOutput(run.accepted);
     return { status, headers, body, runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
   }
@@ -340,7 +355,9 @@ async function runInWorker(
     .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {
       ended = true;
-      history.writeLine(result.runId, result.recordLine, result.sealedRequest);
+      // A run its worker could not end has its request sealed here: it can be run again.
+      const sealed = result.sealedRequest ?? context.keepRequest?.(result.runId, input);
+      history.writeLine(result.runId, result.recordLine, sealed);
       return result;
     })
     .finally(release);

@@ -29,6 +29,7 @@ export interface RunEvents {
 /** A comment line now and then keeps proxies and browsers from closing a quiet stream. */
 const keepAliveMs = 15_000;
 
+/** The runs as they are written, to every open event stream (see RunEvents). */
 export function createRunEvents(): RunEvents {
   const sinks = new Set<EventSink>();
   let timer: ReturnType<typeof setInterval> | undefined;

@@ -199,6 +199,9 @@ async function serve(
   return handled;
 }
 
+/** What an event stream may hold unread for a client before serve lets it go. */
+const maxStreamBacklog = 1024 * 1024;
+
 /** A response that goes on after its head (server-sent events) until the client or serve ends it. */
 function openStream(
   response: NodeResponse,
@@ -207,7 +210,15 @@ function openStream(
 ): void {
   response.writeHead(handled.status, handled.headers);
   response.flushHeaders();
-  const close = stream({ write: (text) => void response.write(text), end: () => response.end() });
+  const close = stream({
+    write: (text) => {
+      // A client that stops reading would have every later event queued for it: it is let go instead,
+      // and reconnects when it reads again.
+      if (response.writableLength > maxStreamBacklog) response.destroy();
+      else response.write(text);
+    },
+    end: () => response.end(),
+  });
   response.once("close", close);
 }
 

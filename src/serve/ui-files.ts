@@ -5,11 +5,11 @@ import type { ServeResponse } from "./problem.js";
 /** Where the build puts the run history page: two folders up from this file, in src/ and in the bundle. */
 const uiDir = fileURLToPath(new URL("../../dist/ui/", import.meta.url));
 
-const types: Readonly<Record<string, string>> = {
-  "index.html": "text/html; charset=utf-8",
-  "app.js": "text/javascript; charset=utf-8",
-  "app.css": "text/css; charset=utf-8",
-};
+const types: ReadonlyMap<string, string> = new Map([
+  ["index.html", "text/html; charset=utf-8"],
+  ["app.js", "text/javascript; charset=utf-8"],
+  ["app.css", "text/css; charset=utf-8"],
+]);
 
 /**
  * The page's own files hold no data, so they need no credential; the page asks for one when a data route
@@ -27,25 +27,25 @@ const securityHeaders = {
 export function uiFile(pathname: string): ServeResponse | undefined {
   const name =
     pathname === "/_bass" || pathname === "/_bass/" ? "index.html" : pathname.slice("/_bass/".length);
-  const type = types[name];
+  const type = types.get(name);
   if (type === undefined) return undefined;
   const body = readUiFile(name);
   if (body === undefined) return undefined;
   return { status: 200, headers: { "content-type": type, ...securityHeaders }, body };
 }
 
-const cache = new Map<string, Buffer>();
+const cache = new Map<string, Buffer | undefined>();
 
-/** Read once per process: the files change only with a new build of bass. */
+/** Read once per process, found or not: the files change only with a new build of bass. */
 function readUiFile(name: string): Buffer | undefined {
-  let body = cache.get(name);
-  if (body === undefined) {
+  if (!cache.has(name)) {
+    let body: Buffer | undefined;
     try {
       body = readFileSync(uiDir + name);
     } catch {
-      return undefined;
+      body = undefined;
     }
     cache.set(name, body);
   }
-  return body;
+  return cache.get(name);
 }

@@ -181,49 +181,54 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
-  it("asks for the credential under bearer auth, and sends it for the list and its live updates", async () => {
-    const secured = mkdtempSync(join(tmpdir(), "bass-browser-auth-"));
-    try {
-      copySamples(secured);
-      const config = join(secured, "bass.config.yaml");
-      writeFileSync(
-        config,
-        readFileSync(config, "utf8").replace(
-          "auth: { type: none }",
-          'auth: { type: bearer, tokens: ["${env:PAGE_TOKEN}"] }',
-        ),
-      );
-      const token = "page-token-1";
-      const server = await startServeInProcess(secured, { PAGE_TOKEN: token });
-      const origin = `http://127.0.0.1:${server.port}`;
+  it.each([
+    { scheme: "bearer", auth: 'auth: { type: bearer, tokens: ["${env:PAGE_SECRET}"] }', user: undefined },
+    { scheme: "basic", auth: 'auth: { type: basic, users: { ann: "${env:PAGE_SECRET}" } }', user: "ann" },
+  ])(
+    "asks for the credential under $scheme auth, and sends it for the list and its live updates",
+    async ({ auth, user }) => {
+      const secured = mkdtempSync(join(tmpdir(), "bass-browser-auth-"));
       try {
-        const { page, problems } = await openPage(undefined, origin);
-        await page.goto(`${origin}/_bass/`);
-        await page.getByRole("heading", { name: "This server needs a credential" }).waitFor();
-        await page.getByLabel("Token").fill(token);
-        await page.getByRole("button", { name: "Continue" }).click();
-        await page.getByRole("heading", { name: "Runs" }).waitFor();
-        await page.waitForTimeout(300);
-        const response = await fetch(`${origin}${createPath}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-          body: JSON.stringify(person("Radia")),
-        });
-        expect(response.status).toBe(201);
-        await page.waitForSelector("tr[data-run]", { timeout: 5000 });
-        expect(await page.evaluate(() => sessionStorage.getItem("bass.authorization"))).toBe(
-          `Bearer ${token}`,
-        );
-        await page.close();
-        // The 401s before the credential was given are the browser's console errors; nothing else is.
-        expect(problems.filter((problem) => !problem.includes("401"))).toEqual([]);
+        copySamples(secured);
+        const config = join(secured, "bass.config.yaml");
+        writeFileSync(config, readFileSync(config, "utf8").replace("auth: { type: none }", auth));
+        const secret = "page-secret-1";
+        const authorization =
+          user === undefined
+            ? `Bearer ${secret}`
+            : `Basic ${Buffer.from(`${user}:${secret}`).toString("base64")}`;
+        const server = await startServeInProcess(secured, { PAGE_SECRET: secret });
+        const origin = `http://127.0.0.1:${server.port}`;
+        try {
+          const { page, problems } = await openPage(undefined, origin);
+          // A login dialog of the browser's own would stop the page here: there must be none.
+          page.on("dialog", (dialog) => problems.push(`dialog: ${dialog.message()}`));
+          await page.goto(`${origin}/_bass/`);
+          await page.getByRole("heading", { name: "This server needs a credential" }).waitFor();
+          if (user !== undefined) await page.getByLabel("User").fill(user);
+          await page.getByLabel(user === undefined ? "Token" : "Password").fill(secret);
+          await page.getByRole("button", { name: "Continue" }).click();
+          await page.getByRole("heading", { name: "Runs" }).waitFor();
+          await page.waitForTimeout(300);
+          const response = await fetch(`${origin}${createPath}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization },
+            body: JSON.stringify(person("Radia")),
+          });
+          expect(response.status).toBe(201);
+          await page.waitForSelector("tr[data-run]", { timeout: 5000 });
+          expect(await page.evaluate(() => sessionStorage.getItem("bass.authorization"))).toBe(authorization);
+          await page.close();
+          // The 401s before the credential was given are the browser's console errors; nothing else is.
+          expect(problems.filter((problem) => !problem.includes("401"))).toEqual([]);
+        } finally {
+          await server.stop();
+        }
       } finally {
-        await server.stop();
+        rmSync(secured, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(secured, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it("has no serious or critical accessibility violation (axe-core)", async () => {
     const id = await createCustomer("Frances");

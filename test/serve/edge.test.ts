@@ -70,9 +70,16 @@ describe("the Origin check", () => {
     expect(refusal?.detail).toContain("serve.allowed_origins");
   });
 
-  it("leaves cross-site requests to the credential under bearer or basic auth", () => {
+  it("leaves cross-site requests to the token under bearer auth, which a page cannot send by itself", () => {
     const bearer: EdgeRules = { ...rules, auth: { type: "bearer", tokens: ["t"] } };
     expect(checkOrigin("POST", { ...served, origin: "https://evil.example" }, bearer)).toBeUndefined();
+  });
+
+  it("refuses cross-site requests under basic auth, whose user a browser sends by itself", () => {
+    const basic: EdgeRules = { ...rules, auth: { type: "basic", users: { u: "p" } } };
+    const refusal = checkOrigin("POST", { ...served, origin: "https://evil.example" }, basic);
+    expect(refusal?.status).toBe(403);
+    expect(refusal?.detail).toContain("serve.auth is basic");
   });
 });
 

@@ -4,15 +4,25 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { AdapterRequest } from "../../src/adapters/adapter.js";
 import type { RunRecord } from "../../src/engine/record.js";
+import { createRunId } from "../../src/engine/run-id.js";
+import { openRequest } from "../../src/history/kept-request.js";
+import { createRunPool } from "../../src/pool/run-pool.js";
+import { openProjectFiles } from "../../src/project/open-files.js";
 import { createServeApp } from "../../src/serve/app.js";
 import type { HandledResponse } from "../../src/serve/context.js";
+import { openStateKey } from "../../src/state/state-key.js";
 import { createTempDir, runCli } from "../_helpers.js";
 import { createFakeCore, createServeProject, secretAccount } from "./_project.js";
+import { startServeInProcess } from "./_serve-in-process.js";
 
 const host = "127.0.0.1:3000";
 
 /** A served project whose core keeps every request it gets, and a way to call serve without a socket. */
-async function createServe(config = "") {
+async function createServe(
+  config = "",
+  env: Record<string, string> = {},
+  files: Record<string, string> = {},
+) {
   const core = createFakeCore();
   const seen: AdapterRequest[] = [];
   const execute = core.execute.bind(core);
@@ -20,8 +30,8 @@ async function createServe(config = "") {
     seen.push(request);
     return execute(request, context);
   };
-  const dir = createServeProject(core, { config });
-  const app = await createServeApp({ cwd: dir, env: { TOKEN: "s3cret-token" }, projectDir: dir });
+  const dir = createServeProject(core, { config, files });
+  const app = await createServeApp({ cwd: dir, env: { TOKEN: "s3cret-token", ...env }, projectDir: dir });
   onTestFinished(() => app.close());
   const send = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const reply = await app.handle({
@@ -147,6 +157,52 @@ describe("GET /_bass/events", () => {
   });
 });
 
+describe("GET /_bass/events over a socket", () => {
+  it("streams runs to a client while another leaves, and ends the stream when serve stops", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nserve:\n  workers: 0\n",
+      "integrations/ping.yaml":
+        'name: ping\nendpoints: [{ method: POST, path: /ping }]\non_success_hook: "output.payload = { pong: true }"\n',
+    });
+    const serve = await startServeInProcess(dir);
+    const origin = `http://127.0.0.1:${serve.port}`;
+    const open = async () => {
+      const stop = new AbortController();
+      const response = await fetch(`${origin}/_bass/events`, { signal: stop.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      const until = async (pattern: RegExp) => {
+        while (!pattern.test(text)) {
+          const { value, done } = await reader.read();
+          if (done) return false;
+          text += decoder.decode(value, { stream: true });
+        }
+        return true;
+      };
+      return { response, until, text: () => text, stop: () => stop.abort() };
+    };
+    const leaving = await open();
+    const staying = await open();
+    expect(leaving.response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(await staying.until(/^retry: 2000\n\n/)).toBe(true);
+    leaving.stop();
+    const answer = await fetch(`${origin}/ping`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(answer.status).toBe(200);
+    expect(
+      await staying.until(/event: run\ndata: \{"id":"\w{26}","integration":"ping","status":"success"/),
+    ).toBe(true);
+    const stopping = serve.stop();
+    // Serve ends the stream whole, then stops: the client reads to its end.
+    expect(await staying.until(/$^/)).toBe(false);
+    expect((await stopping).code).toBe(0);
+  });
+});
+
 describe("POST /_bass/runs/{id}/rerun", () => {
   it("runs the request again exactly, masked values and all, and links the new record to the old", async () => {
     const { send, seen, app, dir } = await createServe();
@@ -199,6 +255,20 @@ on_success_hook: "output.payload = { length: input.payload.account.length }"
     expect(again.items.at(-1)).toMatchObject({ kind: "OUTPUT", data: { payload: { length: 10 } } });
   });
 
+  it("links a re-run whose worker failed it to the run it ran again", async () => {
+    const dir = createTempDir({ "bass.config.yaml": "systems: {}\n" });
+    const { project } = openProjectFiles({ cwd: dir, env: {} });
+    const pool = createRunPool({ project, cwd: dir, env: {}, workers: 1 });
+    onTestFinished(() => pool.close());
+    const of = createRunId();
+    const result = pool.failed({ integration: "x", trigger: "rerun", rerunOf: of }, new Error("no worker"));
+    expect(JSON.parse(result.recordLine)).toMatchObject({
+      trigger: "rerun",
+      rerun_of: of,
+      status: "failure",
+    });
+  });
+
   it("runs the masked request under history.keep_requests: false, and names the masked fields", async () => {
     const { send, seen } = await createServe("history:\n  keep_requests: false\n");
     const first = await send("POST", "/transfers", { amount: 5, account: secretAccount });
@@ -213,6 +283,77 @@ on_success_hook: "output.payload = { length: input.payload.account.length }"
       secretAccount,
       "XXXXXXXXXXXX",
     ]);
+  });
+
+  it("keeps no request under store_payloads: false unless keep_requests says so", async () => {
+    const { send } = await createServe("history:\n  store_payloads: false\n");
+    const first = await send("POST", "/transfers", { amount: 5, account: secretAccount });
+    expect(json(await send("POST", `/_bass/runs/${first.runId}/rerun`))).toMatchObject({ exact: false });
+  });
+
+  it("keeps serve's own credential out of the request, and re-runs with the caller's", async () => {
+    const { send, dir, app } = await createServe(
+      'serve:\n  auth: { type: bearer, tokens: ["${env:TOKEN_A}", "${env:TOKEN_B}"] }\n',
+      { TOKEN_A: "token-of-ann-a", TOKEN_B: "token-of-bob-b" },
+      {
+        "integrations/whoami.yaml":
+          'name: whoami\nendpoints: [{ method: POST, path: /whoami }]\non_success_hook: "output.payload = { last: input.headers.authorization.slice(-1) }"\n',
+      },
+    );
+    const first = await send("POST", "/whoami", {}, { authorization: "Bearer token-of-ann-a" });
+    const answer = json(
+      await send("POST", `/_bass/runs/${first.runId}/rerun`, undefined, {
+        authorization: "Bearer token-of-bob-b",
+      }),
+    );
+    expect(answer).toMatchObject({ status: 200, exact: true });
+    const again = (await app.history.read(answer.run_id)) as RunRecord;
+    expect(again.items.at(-1)).toMatchObject({ kind: "OUTPUT", data: { payload: { last: "b" } } });
+    const sealer = await openStateKey(dir, {});
+    const stored = await app.history.readStored(first.runId as string);
+    const kept = openRequest(sealer, first.runId as string, stored?.sealedRequest as string);
+    expect(kept?.headers).not.toHaveProperty("authorization");
+  });
+
+  it("answers 409 for a run that has no request, and 400 for one the endpoint's schema refuses now", async () => {
+    const { send, app } = await createServe();
+    const at = new Date().toISOString();
+    const base = {
+      status: "failure",
+      trigger: "http",
+      started_at: at,
+      ended_at: at,
+      duration_ms: 0,
+    } as const;
+    const died: RunRecord = {
+      ...base,
+      id: createRunId(),
+      integration: "transfers",
+      labels: [],
+      async: false,
+      items: [],
+    };
+    const input = {
+      method: "POST",
+      fullpath: "/strict",
+      path: {},
+      params: {},
+      headers: {},
+      payload: { nope: 1 },
+    };
+    const refused: RunRecord = {
+      ...died,
+      id: createRunId(),
+      integration: "strict",
+      items: [{ seq: 1, at, kind: "INPUT", data: input }],
+    };
+    app.history.write(died);
+    app.history.write(refused);
+    await app.history.flush();
+    expect((await send("POST", `/_bass/runs/${died.id}/rerun`)).status).toBe(409);
+    const problem = await send("POST", `/_bass/runs/${refused.id}/rerun`);
+    expect(problem.status).toBe(400);
+    expect(json(problem).detail).toContain("request_schema");
   });
 
   it("answers 404 for a run that is not there, and 405 to another method", async () => {

@@ -50,7 +50,7 @@ describe("an error serve did not expect", () => {
       limiter: createLimiter(2),
       authenticate: createAuthenticator(set.settings.auth),
       events: createRunEvents(),
-      openRequest: async () => undefined,
+      sealer: createSealer(Buffer.alloc(32)),
       ...(logError ? { logError } : {}),
     });
     return () =>
