@@ -339,7 +339,8 @@ Names every cell sees:
 
 | name | what it is |
 |---|---|
-| \`input\` | \`{ payload, method, path, params, headers, fullpath }\` — \`path\` holds \`{param}\` values, \`params\` the query, header names are lower case |
+| \`input\` | \`{ payload, method, path, params, headers, fullpath, user }\` — \`path\` holds \`{param}\` values, \`params\` the query, header names are lower case; \`user\` is \`{ username }\` under serve's auth (the basic-auth user, or \`bearer:\` and the first 8 hex of the token's SHA-256), else \`null\` |
+| \`run_history_id\` | the run's id, as \`bass history\` shows it |
 | \`output\` | \`{ status, headers, payload }\`, starting as \`{ status: 200, headers: {}, payload: "Integration <name> completed successfully" }\` |
 | a formula variable | per service request: \`null\` until called, then \`{ request: { service_name, payload }, response: { success, status, payload, messages } }\`; a list with \`call_for_each\` |
 | kept names | whatever \`keep({ … })\` added |
@@ -357,6 +358,7 @@ Names every cell sees:
 | \`console.log/info/warn/error(…)\` | adds a LOG item; nothing is printed |
 | \`add_run_label(label)\` | labels the run (\`bass history --label\`) |
 | \`bytes(string, encoding = "utf8")\` | a byte string for \`output.payload\` with a \`Content-Type\` header |
+| \`get_namespace()\` | a copy of the namespace's data for debugging (\`historize(get_namespace())\`), masked as the record is |
 
 Cells see the standard JavaScript built-ins (\`JSON\`, \`Math\`, \`Date\`, \`encodeURIComponent\`, …),
 \`TextEncoder\`, \`TextDecoder\`, \`atob\`, \`btoa\` and \`structuredClone\`, and not \`require\`,

@@ -17,7 +17,7 @@ export const loopVariables = [
   "midx",
 ] as const;
 
-/** The special functions of SPEC §4.3, in every cell's namespace. */
+/** The special functions, in every cell's namespace. */
 export const specialFunctionNames = [
   "end",
   "map_value",
@@ -27,7 +27,11 @@ export const specialFunctionNames = [
   "keep",
   "add_run_label",
   "bytes",
+  "get_namespace",
 ] as const;
+
+/** The run's own variables, in every cell's namespace: its request, its answer and its id. */
+export const runVariableNames = ["input", "output", "run_history_id"] as const;
 
 export type LoopVariable = (typeof loopVariables)[number];
 

@@ -1,5 +1,5 @@
 import type { CellRef } from "../definition/cells.js";
-import { loopVariables, specialFunctionNames } from "../definition/cells.js";
+import { loopVariables, runVariableNames, specialFunctionNames } from "../definition/cells.js";
 import { type PathSegment, parseFieldPath } from "../definition/field-path.js";
 import type { LoadedDefinition } from "../definition/load.js";
 import {
@@ -105,8 +105,7 @@ export function compileIntegration(
   const definition = loaded.value;
   const requests = definition.service_requests ?? [];
   const namespaceNames = new Set<string>([
-    "input",
-    "output",
+    ...runVariableNames,
     ...specialFunctionNames,
     ...loopVariables,
     ...requests.map((r) => r.formula_variable),

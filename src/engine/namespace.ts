@@ -1,4 +1,5 @@
 import { loopVariables } from "../definition/cells.js";
+import { createScrubber } from "./masks.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import type { InputData, OutputData } from "./record.js";
@@ -83,7 +84,22 @@ const specials: Readonly<Record<string, Special>> = {
     () =>
     (text: unknown, encoding: BufferEncoding = "utf8") =>
       Buffer.from(String(text), encoding),
+  get_namespace: (state, namespace) => () => maskedNamespace(state, namespace),
 };
+
+/**
+ * A copy of the run's namespace for debugging, masked as its record is (masked values and secrets by
+ * value): its data only, not the special functions or loop variables that are not set.
+ */
+function maskedNamespace(state: RunState, namespace: Namespace): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const name of Object.keys(namespace)) {
+    const value = namespace[name];
+    if (value === undefined || typeof value === "function" || specialNames.has(name)) continue;
+    setOwn(data, name, snapshot(value));
+  }
+  return createScrubber([...state.maskedValues, ...state.secrets])(data);
+}
 
 function historizer(state: RunState) {
   return (value: unknown, label?: unknown) =>
@@ -98,6 +114,8 @@ function logger(state: RunState, level: "info" | "warn" | "error") {
   return (...args: unknown[]) =>
     void addItem(state, { kind: "LOG", level, data: snapshot(args.length === 1 ? args[0] : args) });
 }
+
+const specialNames = new Set(Object.keys(specials));
 
 /**
  * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
@@ -121,6 +139,7 @@ export function createNamespace(state: RunState, input: InputData, output: Outpu
   new RunOf(namespace, state);
   namespace.input = realm.adopt(input);
   namespace.output = realm.adopt(output);
+  namespace.run_history_id = state.id;
   for (const request of state.integration.serviceRequests) namespace[request.formulaVariable] = null;
   for (const name of loopVariables) namespace[name] = undefined;
   return namespace;

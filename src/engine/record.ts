@@ -19,6 +19,13 @@ export interface InputData {
   params: Record<string, unknown>;
   headers: Record<string, string>;
   payload: unknown;
+  /** Who serve let in (`{ username }`), or null: under no auth, and outside serve. */
+  user?: RunUser | null;
+}
+
+/** The user of a run: the basic-auth user, or `bearer:<first 8 hex of the token's SHA-256>`. */
+export interface RunUser {
+  username: string;
 }
 
 export interface OutputData {

@@ -11,6 +11,8 @@ export interface RunState {
   integration: CompiledIntegration;
   trigger: RunTrigger;
   rerunOf: string | undefined;
+  /** Values from the environment: masked by value in all the run shows. */
+  secrets: readonly string[];
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */
   startedAt: number;
   startedText: string;

@@ -6,7 +6,7 @@ import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
-import type { InputData, Item, OutputData, RunRecord, RunTrigger } from "./record.js";
+import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser } from "./record.js";
 import { createRunId } from "./run-id.js";
 import {
   addItem,
@@ -29,6 +29,7 @@ export interface RunInput {
   params?: Record<string, unknown> | undefined;
   headers?: Record<string, string> | undefined;
   fullpath?: string | undefined;
+  user?: RunUser | null | undefined;
 }
 
 export interface RunOptions {
@@ -97,6 +98,7 @@ export function startIntegration(
     integration,
     trigger: options.trigger,
     rerunOf: options.rerunOf,
+    secrets: options.secrets,
     startedAt,
     startedText: isoTime(startedAt),
     namespace: Object.create(null),
@@ -118,7 +120,10 @@ export function startIntegration(
     payload: `Integration ${integration.name} completed successfully`,
   };
   state.namespace = createNamespace(state, inputData, output);
-  const inputItem = addItem(state, { kind: "INPUT", data: snapshot(inputData) as InputData }) as Extract<
+  // A run without a user records no `user`: its INPUT item stays as it was before users were known.
+  const { user, ...withoutUser } = inputData;
+  const recorded = user ? inputData : withoutUser;
+  const inputItem = addItem(state, { kind: "INPUT", data: snapshot(recorded) as InputData }) as Extract<
     Item,
     { kind: "INPUT" }
   >;
@@ -250,6 +255,7 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
     params: { ...input.params },
     headers,
     fullpath: input.fullpath ?? fullpathOf(endpoint?.path ?? "/", input.path, input.params),
+    user: input.user ?? null,
   };
 }
 

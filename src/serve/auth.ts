@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ServeAuth } from "../definition/types.js";
+import type { RunUser } from "../engine/record.js";
 import { BassError } from "../errors.js";
 import { isLoopbackHost } from "../loopback.js";
 
@@ -44,6 +45,19 @@ export function createAuthenticator(auth: ServeAuth | undefined): Authenticator 
     }
     return matched ? `basic:${user.toString("hex")}` : undefined;
   };
+}
+
+/**
+ * The user a request's credential names, for `input.user`: the basic-auth user, `bearer:` and the first
+ * 8 hex of the token's SHA-256 (never the token), or null under no auth. `scope` is what the
+ * authenticator let in.
+ */
+export function userOf(scope: string, authorization: string | undefined): RunUser | null {
+  if (scope.startsWith("bearer:"))
+    return { username: `bearer:${scope.slice("bearer:".length, "bearer:".length + 8)}` };
+  if (!scope.startsWith("basic:")) return null;
+  const pair = decodeBasic(credentials(authorization, "basic"));
+  return pair ? { username: pair.user } : null;
 }
 
 function digest(secret: string): Buffer {

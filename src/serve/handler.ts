@@ -4,6 +4,7 @@ import type { OutputData } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import type { RunStarted } from "../pool/task.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
+import { userOf } from "./auth.js";
 import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
@@ -91,7 +92,7 @@ async function handle(
   }
   if (!match) {
     const admin = await handleAdmin(url, request.method, set, context, (rerun) =>
-      rerunInSlot(context, served, withCredentialOf(rerun, request, set)),
+      rerunInSlot(context, served, withCredentialOf(rerun, request, set, scope)),
     );
     return { ...admin, logPath: pathname };
   }
@@ -187,7 +188,7 @@ type FirstRun = Extract<IdempotencyDecision, { kind: "run" }>;
 /** Runs the endpoint in one of the limiter's slots, or answers 503 when none is free. */
 async function runInSlot(
   context: ServeContext,
-  { request, url, match, served }: EndpointRequest,
+  { request, url, match, served, scope }: EndpointRequest,
   { payload, query }: { payload: unknown; query: Record<string, string | string[]> },
   first: FirstRun | undefined,
 ): Promise<HandledResponse> {
@@ -206,6 +207,7 @@ async function runInSlot(
       params: query,
       headers: plainHeaders(request.headers),
       fullpath: url.pathname + url.search,
+      user: userOf(scope, header(request, "authorization")),
     };
     const response = await runEndpoint(context, served, match.target.integration, input, release, {
       trigger: "http",
@@ -246,14 +248,15 @@ type RunCause = Pick<RunOptions, "trigger" | "rerunOf">;
  * A re-run goes with the credential of whoever asked for it: under bearer or basic auth the Authorization
  * header is serve's own, which the kept request leaves out and the record holds masked.
  */
-function withCredentialOf(rerun: RerunJob, request: ServeRequest, set: ServedSet): RerunJob {
+function withCredentialOf(rerun: RerunJob, request: ServeRequest, set: ServedSet, scope: string): RerunJob {
   if (set.settings.auth.type === "none") return rerun;
   const headers = Object.fromEntries(
     Object.entries(rerun.input.headers ?? {}).filter(([name]) => name.toLowerCase() !== "authorization"),
   );
   const authorization = header(request, "authorization");
   if (authorization !== undefined) headers.authorization = authorization;
-  return { ...rerun, input: { ...rerun.input, headers } };
+  const user = userOf(scope, authorization);
+  return { ...rerun, input: { ...rerun.input, headers, user } };
 }
 
 /**

@@ -283,7 +283,7 @@ describe("the namespace (SPEC §4.2)", () => {
       fullpath: "/things/7?q=x",
     };
     const result = await runDefinition('name: ns\nbefore_hook: historize(input, "input")\n', input);
-    expect(debugItems(result.record.items)).toEqual([["input", input]]);
+    expect(debugItems(result.record.items)).toEqual([["input", { ...input, user: null }]]);
   });
 
   it("starts output as status 200, no headers and the completion message", async () => {
@@ -730,6 +730,54 @@ on_success_hook: |
     expect(result.record.items.at(-1)).toMatchObject({
       kind: "OUTPUT",
       data: { status: 200, headers: { "Content-Type": "application/octet-stream" }, payload: recorded },
+    });
+  });
+});
+
+describe("run_history_id and get_namespace", () => {
+  it("gives a cell the run's own id", async () => {
+    const result = await runDefinition(
+      'name: id\non_success_hook: "output.payload = { id: run_history_id }"\n',
+      {
+        payload: {},
+      },
+    );
+    expect(result.output.payload).toEqual({ id: result.runId });
+  });
+
+  it("copies the namespace for debugging, masked as the record is, without the special functions", async () => {
+    const result = await runDefinition(
+      `name: ns.copy
+masks:
+  - type: INPUT
+    field: tax_id
+before_hook: |
+  keep({ note: 'the tax id is ' + input.payload.tax_id })
+  historize(get_namespace(), "namespace")
+`,
+      { payload: { tax_id: "123-45-6789" } },
+    );
+    const [[, copy]] = debugItems(result.record.items) as [[string, Record<string, unknown>]];
+    expect(copy.note).toBe("the tax id is XXXXXXXXXXXX");
+    expect(copy.input).toMatchObject({ payload: { tax_id: "XXXXXXXXXXXX" }, user: null });
+    expect(copy.run_history_id).toBe(result.runId);
+    expect(Object.keys(copy)).not.toContain("historize");
+    expect(Object.keys(copy)).not.toContain("sridx");
+    expect(JSON.stringify(copy)).not.toContain("123-45-6789");
+  });
+
+  it("gives input.user when a run has one, and records it in the INPUT item", async () => {
+    const result = await runDefinition(
+      'name: who\non_success_hook: "output.payload = { who: input.user.username }"\n',
+      {
+        payload: {},
+        user: { username: "bearer:3f2a9c01" },
+      },
+    );
+    expect(result.output.payload).toEqual({ who: "bearer:3f2a9c01" });
+    expect(result.record.items[0]).toMatchObject({
+      kind: "INPUT",
+      data: { user: { username: "bearer:3f2a9c01" } },
     });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -598,9 +599,11 @@ describe("admin routes", () => {
   });
 });
 
+/** An Authorization header of basic auth. */
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+
 describe("auth", () => {
-  const basic = (user: string, password: string) =>
-    `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
   const bearer = 'serve:\n  auth: { type: bearer, tokens: ["${env:TOKEN}"] }\n';
   const users = 'serve:\n  auth: { type: basic, users: { ada: "${env:PASSWORD}" } }\n';
   const env = { TOKEN: "t0ken-of-the-test", PASSWORD: "pa55word-of-ada" };
@@ -628,6 +631,37 @@ describe("auth", () => {
       expect([url, reply.status, reply.headers["www-authenticate"]]).toEqual([url, status, challenge]);
     }
     expect(core.calls).toBe(status === 200 ? 1 : 0);
+  });
+});
+
+describe("input.user", () => {
+  const whoami = {
+    "integrations/whoami.yaml":
+      'name: whoami\nendpoints: [{ method: GET, path: /whoami }]\non_success_hook: "output.payload = { user: input.user }"\n',
+  };
+  const env = { TOKEN: "t0ken-of-the-test", PASSWORD: "pa55word-of-ada" };
+
+  it.each([
+    ["none", "", {}, null],
+    [
+      "bearer",
+      'serve:\n  auth: { type: bearer, tokens: ["${env:TOKEN}"] }\n',
+      { authorization: `Bearer ${env.TOKEN}` },
+      {
+        username: `bearer:${createHash("sha256").update(env.TOKEN).digest("hex").slice(0, 8)}`,
+      },
+    ],
+    [
+      "basic",
+      'serve:\n  auth: { type: basic, users: { ada: "${env:PASSWORD}" } }\n',
+      { authorization: basic("ada", env.PASSWORD) },
+      { username: "ada" },
+    ],
+  ])("is who serve let in under auth %s, never the secret", async (_, config, headers, user) => {
+    const { send } = await createServe({ config, env, files: whoami });
+    const reply = await send("GET", "/whoami", { headers });
+    expect(json(reply)).toEqual({ user });
+    expect(reply.text).not.toContain(env.TOKEN);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Identifier, Literal, MemberExpression, Node, Program } from "acorn";
 import { simple } from "acorn-walk";
 import { parseCell } from "../cell-syntax.js";
-import { type CellRef, listCells, loopVariables, specialFunctionNames } from "../cells.js";
+import { type CellRef, listCells, loopVariables, runVariableNames, specialFunctionNames } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
 import type { Definition } from "../types.js";
@@ -9,7 +9,7 @@ import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
 /** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
-const namespaceNames = new Set<string>(["input", "output", ...specialFunctionNames]);
+const namespaceNames = new Set<string>([...runVariableNames, ...specialFunctionNames]);
 const forbiddenNames = new Set(["require", "process", "module", "exports", "__dirname", "__filename"]);
 const loopNames = new Set<string>(loopVariables);
 
