@@ -341,6 +341,7 @@ Names every cell sees:
 |---|---|
 | \`input\` | \`{ payload, method, path, params, headers, fullpath, user }\` — \`path\` holds \`{param}\` values, \`params\` the query, header names are lower case; \`user\` is \`{ username }\` under serve's auth (the basic-auth user, or \`bearer:\` and the first 8 hex of the token's SHA-256), else \`null\` |
 | \`run_history_id\` | the run's id, as \`bass history\` shows it |
+| \`parentint\` | in a run that \`callint\` started and waits for: the calling run's namespace as it was at the call, read-only; else \`null\` |
 | \`output\` | \`{ status, headers, payload }\`, starting as \`{ status: 200, headers: {}, payload: "Integration <name> completed successfully" }\` |
 | a formula variable | per service request: \`null\` until called, then \`{ request: { service_name, payload }, response: { success, status, payload, messages } }\`; a list with \`call_for_each\` |
 | kept names | whatever \`keep({ … })\` added |
@@ -359,6 +360,7 @@ Names every cell sees:
 | \`add_run_label(label)\` | labels the run (\`bass history --label\`) |
 | \`bytes(string, encoding = "utf8")\` | a byte string for \`output.payload\` with a \`Content-Type\` header |
 | \`get_namespace()\` | a copy of the namespace's data for debugging (\`historize(get_namespace())\`), masked as the record is |
+| \`await callint(name, payload, { extended, mode })\` | runs another integration of the project as a run of its own (trigger \`callint\`, \`parent_run\` this run's id) and answers its output \`{ status, headers, payload }\`; the run gets a CALLINT item \`{ run_id, integration, status, duration_ms }\`. \`payload\` is the body of a POST, or with \`extended: true\` an envelope \`{ payload, method, path, params, headers }\`. \`mode: "async"\` answers the child's 202 at once, \`"sync"\` waits though the child is \`run_async\`. A sync child sees this run's namespace as \`parentint\` (read-only), gets what is left of this run's time, and masks in its record what this run masks. A chain is 10 deep at most (a \`callint_depth\` FAILURE) |
 
 Cells see the standard JavaScript built-ins (\`JSON\`, \`Math\`, \`Date\`, \`encodeURIComponent\`, …),
 \`TextEncoder\`, \`TextDecoder\`, \`atob\`, \`btoa\` and \`structuredClone\`, and not \`require\`,

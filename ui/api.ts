@@ -9,6 +9,7 @@ export interface RunSummary {
   duration_ms: number | null;
   labels: string[];
   rerun_of?: string;
+  parent_run?: string;
 }
 
 export interface Item {
@@ -23,6 +24,10 @@ export interface Item {
   request?: { service_name: string; payload: unknown };
   response?: { success: boolean; status?: number; payload: unknown; messages: string[] } | null;
   error?: { code: string; message: string; cell?: string; file?: string; line?: number };
+  /** A CALLINT item's child run. */
+  run_id?: string;
+  integration?: string;
+  status?: string;
 }
 
 export interface RunRecord extends RunSummary {

@@ -83,7 +83,7 @@ export function barOf(item: Item, record: RunRecord): { left: number; width: num
   const start = Date.parse(record.started_at);
   const total = Math.max(1, record.duration_ms ?? Date.now() - start);
   const end = Date.parse(item.at) - start;
-  const duration = item.kind === "REQUEST" ? (item.duration_ms ?? 0) : 0;
+  const duration = item.kind === "REQUEST" || item.kind === "CALLINT" ? (item.duration_ms ?? 0) : 0;
   const left = Math.min(100, Math.max(0, ((end - duration) / total) * 100));
   return { left, width: Math.max(0.5, Math.min(100 - left, (duration / total) * 100)) };
 }

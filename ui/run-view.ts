@@ -72,6 +72,11 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
       <div><dt>Trigger</dt><dd>${record.trigger}</dd></div>
       ${record.labels.length ? html`<div><dt>Labels</dt><dd>${record.labels.join(", ")}</dd></div>` : null}
       ${
+        record.parent_run
+          ? html`<div><dt>Called by</dt><dd><a class="mono" href=${`#/runs/${record.parent_run}`}>${record.parent_run}</a></dd></div>`
+          : null
+      }
+      ${
         record.rerun_of
           ? html`<div><dt>Re-run of</dt><dd><a class="mono" href=${`#/runs/${record.rerun_of}`}>${record.rerun_of}</a></dd></div>`
           : null
@@ -110,6 +115,8 @@ function summaryOf(item: Item): string {
       return `${item.label} ${item.response?.success ? "✓" : "✗"} ${item.response?.status ?? "no response"}`;
     case "OUTPUT":
       return String((item.data as { status: number }).status);
+    case "CALLINT":
+      return `${item.integration} ${item.status}`;
     case "FAILURE": {
       const error = item.error;
       const place =
@@ -147,12 +154,13 @@ function ItemRow({ item, record }: { item: Item; record: RunRecord }) {
           <span class="seq">${item.seq}</span>
           <span class="kind">${item.kind}</span>
           <span class="what">${summaryOf(item)}</span>
-          <span class="when">${item.kind === "REQUEST" ? formatDuration(item.duration_ms) : ""}</span>
+          <span class="when">${item.kind === "REQUEST" || item.kind === "CALLINT" ? formatDuration(item.duration_ms) : ""}</span>
           <span class="track" aria-hidden="true"><span class="bar" style=${`left:${bar.left}%;width:${bar.width}%`}></span></span>
         </summary>
         <pre>${JSON.stringify(detailOf(item), null, 2)}</pre>
       </details>
       ${why ? html`<p class="why">${why}</p>` : null}
+      ${item.kind === "CALLINT" ? html`<p class="child">run <a class="mono" href=${`#/runs/${item.run_id}`}>${item.run_id}</a></p>` : null}
     </li>
   `;
 }

@@ -135,6 +135,13 @@ function describeItem(item: Item, paint: ChalkInstance): string[] {
       const where = [cell, place].filter(Boolean).join(", ");
       return [paint.red(oneLine(code)), where ? paint.dim(oneLine(where)) : ""];
     }
+    case "CALLINT":
+      return [
+        paint.cyan(oneLine(item.integration)),
+        paint[item.status === "failure" ? "red" : "green"](item.status),
+        formatDuration(item.duration_ms),
+        paint.dim(`run ${item.run_id}`),
+      ];
     case "OUTPUT": {
       const status = String(item.data.status);
       return [item.data.status < 400 ? paint.green(status) : paint.red(status), preview(item.data.payload)];

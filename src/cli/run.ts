@@ -12,6 +12,7 @@ import {
   readMockFile,
 } from "../project/adapters.js";
 import { openProjectCache, type ProjectCache } from "../project/cache.js";
+import { createCallintRunner } from "../project/callint.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import type { Output } from "./output.js";
@@ -39,15 +40,25 @@ export interface RunCommandOptions extends Omit<ReadInputOptions, "cwd" | "readS
 
 /** `bass run <name> --input <file|->`: runs one integration, prints its output and masked history; exit 0 / 1. */
 export async function runRun(name: string, options: RunCommandOptions, output: Output): Promise<number> {
-  const project = await openProject({
+  let project = await openProject({
     cwd: options.cwd,
     env: options.env,
     projectDir: options.project,
     definitions: { name },
     cache: true,
   });
-  const definition = project.definitions[0] as LoadedDefinition;
+  let definition = project.definitions[0] as LoadedDefinition;
   assertRunnable(project, definition, output);
+  // An integration that calls others needs them loaded too.
+  if (JSON.stringify(definition.value).includes("callint")) {
+    project = await openProject({
+      cwd: options.cwd,
+      env: options.env,
+      projectDir: options.project,
+      cache: true,
+    });
+    definition = project.definitions.find((loaded) => loaded.value.name === name) as LoadedDefinition;
+  }
   const { input, warnings } = await readRunInput(options);
   for (const warning of warnings) output.stderr(`warning: ${warning}\n`);
   const choice = await adapterChoice(options, openProjectCache(project.dir));
@@ -138,11 +149,14 @@ async function runWith(
 ): Promise<number> {
   const { project, recording } = context;
   const history = openHistory(project);
+  const resolve = recording?.resolve ?? adapters;
+  const children = createCallintRunner(project, resolve, (record) => history.write(record));
   const run = startIntegration(integration, input, {
     ...project.limits,
-    adapters: recording?.resolve ?? adapters,
+    adapters: resolve,
     ...context.cause,
     secrets: project.secrets,
+    callint: children.run,
   });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.
@@ -151,6 +165,8 @@ async function runWith(
   }
   const result = await run.completion;
   history.write(result.record);
+  // Async callint children go on after their parent: bass run waits for them, as it does for itself.
+  await children.settled();
   await recording?.save(result, integration.name);
   // The run is shown first: its systems were called, whether or not its record could be kept.
   await printRun(result.record, run.accepted, context.show, output);
@@ -181,6 +197,7 @@ async function runIsolated(
       accepted = started.accepted;
       history.writeLine(started.runId, started.startedLine);
     });
+    for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
     history.writeLine(result.runId, result.recordLine);
     await printRun(
       recordOf(result),

@@ -28,10 +28,11 @@ export const specialFunctionNames = [
   "add_run_label",
   "bytes",
   "get_namespace",
+  "callint",
 ] as const;
 
 /** The run's own variables, in every cell's namespace: its request, its answer and its id. */
-export const runVariableNames = ["input", "output", "run_history_id"] as const;
+export const runVariableNames = ["input", "output", "run_history_id", "parentint"] as const;
 
 export type LoopVariable = (typeof loopVariables)[number];
 

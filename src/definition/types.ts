@@ -105,6 +105,7 @@ export type Definition = {
   description?: string;
   active?: boolean;
   run_async?: boolean;
+  http_api?: boolean;
   timeout_ms?: number;
   endpoints?: Endpoint[];
   request_schema?: Record<string, unknown> | boolean;

@@ -2,7 +2,7 @@ import { isNativeError } from "node:util/types";
 import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
-import { BassError, errorMessage } from "../errors.js";
+import { BassError, type BassErrorCode, errorMessage, runFailureCodes } from "../errors.js";
 import { timedOut, withinDeadline } from "./deadlines.js";
 import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
@@ -156,8 +156,11 @@ function toCellError(
     : isNativeError(error)
       ? error.message
       : String(error);
+  // A failure bass's side named (callint_depth) keeps its code through the realm.
+  const code = (error as { code?: unknown } | null)?.code;
+  const named = runFailureCodes.has(code as BassErrorCode) ? (code as BassErrorCode) : undefined;
   return new BassError(
-    timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
+    timeout ? "CELL_TIMEOUT" : (named ?? "CELL_ERROR"),
     `${context.integration}: ${label}: ${message}`,
     {
       position: { file: context.file, line, column: 1 },

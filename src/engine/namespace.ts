@@ -1,4 +1,5 @@
 import { loopVariables } from "../definition/cells.js";
+import { callIntegration } from "./callint.js";
 import { createScrubber } from "./masks.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
@@ -85,20 +86,29 @@ const specials: Readonly<Record<string, Special>> = {
     (text: unknown, encoding: BufferEncoding = "utf8") =>
       Buffer.from(String(text), encoding),
   get_namespace: (state, namespace) => () => maskedNamespace(state, namespace),
+  callint:
+    (state, namespace) =>
+    (...args: unknown[]) =>
+      callIntegration(state, () => namespaceData(namespace), args as Parameters<typeof callIntegration>[2]),
 };
+
+/** The namespace's data: its values, not the special functions or loop variables that are not set. */
+function namespaceData(namespace: Namespace): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const name of Object.keys(namespace)) {
+    const value = namespace[name];
+    if (value === undefined || typeof value === "function" || specialNames.has(name)) continue;
+    setOwn(data, name, value);
+  }
+  return data;
+}
 
 /**
  * A copy of the run's namespace for debugging, masked as its record is (masked values and secrets by
  * value): its data only, not the special functions or loop variables that are not set.
  */
-function maskedNamespace(state: RunState, namespace: Namespace): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const name of Object.keys(namespace)) {
-    const value = namespace[name];
-    if (value === undefined || typeof value === "function" || specialNames.has(name)) continue;
-    setOwn(data, name, snapshot(value));
-  }
-  return createScrubber([...state.maskedValues, ...state.secrets])(data);
+function maskedNamespace(state: RunState, namespace: Namespace): unknown {
+  return createScrubber([...state.maskedValues, ...state.secrets])(snapshot(namespaceData(namespace)));
 }
 
 function historizer(state: RunState) {
@@ -117,6 +127,14 @@ function logger(state: RunState, level: "info" | "warn" | "error") {
 
 const specialNames = new Set(Object.keys(specials));
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 /**
  * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
  * one makes it for the namespace's run and keeps it as the namespace's own, since most runs call none.
@@ -133,13 +151,20 @@ export function createRunRealm(): CellRealm {
  * The namespace of one run, made in its integration's realm: input and output (copied in), each formula
  * variable (null), loop variables and special functions.
  */
-export function createNamespace(state: RunState, input: InputData, output: OutputData): Namespace {
+export function createNamespace(
+  state: RunState,
+  input: InputData,
+  output: OutputData,
+  parentint: unknown = null,
+): Namespace {
   const { realm } = state.integration;
   const namespace = realm.createNamespace();
   new RunOf(namespace, state);
   namespace.input = realm.adopt(input);
   namespace.output = realm.adopt(output);
   namespace.run_history_id = state.id;
+  // A sync callint child sees its parent's namespace as it was at the call, frozen: read-only.
+  namespace.parentint = parentint === null ? null : deepFreeze(realm.adopt(parentint));
   for (const request of state.integration.serviceRequests) namespace[request.formulaVariable] = null;
   for (const name of loopVariables) namespace[name] = undefined;
   return namespace;

@@ -1,6 +1,6 @@
-import { isDate, isMap, isNativeError, isSet } from "node:util/types";
+import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
-import { errorMessage } from "../errors.js";
+import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
 
 /** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
@@ -135,14 +135,27 @@ const bootstrap = String.raw`(host) => {
     Object.defineProperty(namespace, name, { value, writable: true, enumerable: true, configurable: true });
     return value;
   };
-  // What bass's side throws reaches the cell as an error of the realm, with its message.
+  // What bass's side throws reaches the cell as an error of the realm, with its message, and the code of
+  // a failure a run reports by name (callint_depth).
+  const realmError = (error) => {
+    const Kind = { TypeError, RangeError, ReferenceError, SyntaxError }[host.errorName(error)] ?? Error;
+    const made = new Kind(host.errorMessage(error));
+    const code = host.errorCode(error);
+    if (code !== undefined) Object.defineProperty(made, "code", { value: code });
+    return made;
+  };
+  // A promise of bass's side (callint) becomes a promise of the realm, settled with what it gives, adopted.
   const callHost = (implementation, args) => {
+    let result;
     try {
-      return adopt(implementation(...args));
+      result = implementation(...args);
     } catch (error) {
-      const Kind = { TypeError, RangeError, ReferenceError, SyntaxError }[host.errorName(error)] ?? Error;
-      throw new Kind(host.errorMessage(error));
+      throw realmError(error);
     }
+    if (!host.isPromise(result)) return adopt(result);
+    return new Promise((resolve, reject) =>
+      result.then((value) => resolve(adopt(value)), (error) => reject(realmError(error))),
+    );
   };
   const wrap = (implementation) => (...args) => callHost(implementation, args);
   const base = Object.create(null);
@@ -285,6 +298,9 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     btoa: (text: string) => btoa(text),
     structuredClone: (value: unknown) => structuredClone(value),
     errorName: (error: unknown) => (isNativeError(error) ? error.name : "Error"),
+    errorCode: (error: unknown) =>
+      isBassError(error) && runFailureCodes.has(error.code) ? error.code : undefined,
+    isPromise,
     errorMessage,
     specialNames: [...options.specialNames],
     special: options.special,

@@ -3,7 +3,7 @@ import type { AdapterResponse } from "../adapters/adapter.js";
 
 export type RunStatus = "success" | "failure" | "running";
 /** What starts a run: `bass run`, a request to serve, `bass test`, or a re-run of another run. */
-export const runTriggers = ["cli", "http", "test", "rerun"] as const;
+export const runTriggers = ["cli", "http", "test", "rerun", "callint"] as const;
 export type RunTrigger = (typeof runTriggers)[number];
 
 /** A byte-string payload as history keeps it: its length and the start of its text. */
@@ -64,6 +64,13 @@ export type Item =
   | (ItemBase & { kind: "DEBUG"; label?: string; data: unknown })
   | (ItemBase & { kind: "LOG"; level: "info" | "warn" | "error"; data: unknown })
   | (ItemBase & { kind: "FAILURE"; error: RunError })
+  | (ItemBase & {
+      kind: "CALLINT";
+      run_id: string;
+      integration: string;
+      status: RunStatus;
+      duration_ms: number;
+    })
   | (ItemBase & { kind: "OUTPUT"; data: OutputData });
 
 export type ItemKind = Item["kind"];
@@ -80,5 +87,7 @@ export interface RunRecord {
   async: boolean;
   /** The run this one ran again (trigger `rerun`). */
   rerun_of?: string;
+  /** The run that started this one with callint (trigger `callint`). */
+  parent_run?: string;
   items: Item[];
 }

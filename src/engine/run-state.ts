@@ -1,3 +1,4 @@
+import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
@@ -11,6 +12,13 @@ export interface RunState {
   integration: CompiledIntegration;
   trigger: RunTrigger;
   rerunOf: string | undefined;
+  /** The run that called this one with callint, and how deep in that chain it is (0: called from outside). */
+  parentRun: string | undefined;
+  depth: number;
+  /** Whether it answers 202 at once: its definition's `run_async`, or callint's `mode`. */
+  runAsync: boolean;
+  /** How callint runs another integration here; absent where it cannot. */
+  callint: CallintRunner | undefined;
   /** Values from the environment: masked by value in all the run shows. */
   secrets: readonly string[];
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */

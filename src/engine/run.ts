@@ -1,5 +1,6 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
+import type { CallintRunner } from "./callint.js";
 import type { CompiledIntegration } from "./compile.js";
 import { enterFailure, failOnError } from "./failure.js";
 import { applyMasks, createScrubber, maskRecord } from "./masks.js";
@@ -37,6 +38,14 @@ export interface RunOptions {
   trigger: RunTrigger;
   /** The run this one runs again, with trigger `rerun`. */
   rerunOf?: string | undefined;
+  /** How `callint` runs another integration; absent, callint fails saying it cannot here. */
+  callint?: CallintRunner | undefined;
+  /** For a callint child: its parent's run, its depth in the chain, and the parent's namespace when sync. */
+  parent?: { runId: string; depth: number; namespace: unknown } | undefined;
+  /** Overrides the definition's `run_async` (callint's `mode`). */
+  runAsync?: boolean | undefined;
+  /** The most the run may take, whatever its definition says: what is left of a callint parent's time. */
+  timeLeftMs?: number | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -91,13 +100,20 @@ export function startIntegration(
     );
   }
   const clock = options.clock ?? systemClock;
-  const runTimeoutMs = integration.definition.timeout_ms ?? options.runTimeoutMs;
+  const runTimeoutMs = Math.min(
+    integration.definition.timeout_ms ?? options.runTimeoutMs,
+    options.timeLeftMs ?? Number.POSITIVE_INFINITY,
+  );
   const startedAt = clock().getTime();
   const state: RunState = {
     id: createRunId(),
     integration,
     trigger: options.trigger,
     rerunOf: options.rerunOf,
+    parentRun: options.parent?.runId,
+    depth: options.parent?.depth ?? 0,
+    runAsync: options.runAsync ?? integration.definition.run_async === true,
+    callint: options.callint,
     secrets: options.secrets,
     startedAt,
     startedText: isoTime(startedAt),
@@ -119,7 +135,7 @@ export function startIntegration(
     headers: {},
     payload: `Integration ${integration.name} completed successfully`,
   };
-  state.namespace = createNamespace(state, inputData, output);
+  state.namespace = createNamespace(state, inputData, output, options.parent?.namespace);
   // A run without a user records no `user`: its INPUT item stays as it was before users were known.
   const { user, ...withoutUser } = inputData;
   const recorded = user ? inputData : withoutUser;
@@ -131,9 +147,7 @@ export function startIntegration(
   // Runs at once up to its first wait: by then an async run's INPUT item is masked.
   const steps = runSteps(state, inputItem, options.adapters, runTimeoutMs);
   // Only an async run shows its record before it ends.
-  const started = integration.definition.run_async
-    ? maskRecord(buildRecord(state, "running", clock), scrub())
-    : undefined;
+  const started = state.runAsync ? maskRecord(buildRecord(state, "running", clock), scrub()) : undefined;
   const completion = steps.then(() => {
     const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();
@@ -163,8 +177,7 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
   // record never holds what a mask hides (SPEC §4.8).
   (state, inputItem) => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
   // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
-  (state) =>
-    state.integration.definition.run_async ? new Promise((resolve) => setImmediate(resolve)) : undefined,
+  (state) => (state.runAsync ? new Promise((resolve) => setImmediate(resolve)) : undefined),
   (state) => callOptional(state, state.integration.hooks.before_hook),
   (state) => {
     const masks = state.integration.inputMasks;
@@ -291,8 +304,9 @@ function buildRecord(state: RunState, status: RunRecord["status"], clock: () => 
     ended_at: ended === null ? null : isoTime(ended),
     duration_ms: ended === null ? null : ended - started,
     labels: [...state.labels],
-    async: state.integration.definition.run_async === true,
+    async: state.runAsync,
     ...(state.rerunOf === undefined ? {} : { rerun_of: state.rerunOf }),
+    ...(state.parentRun === undefined ? {} : { parent_run: state.parentRun }),
     items: [...state.items],
   };
 }

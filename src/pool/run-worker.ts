@@ -7,9 +7,10 @@ import { BassError, errorMessage, isBassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
+import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
 import { createSealer } from "../state/seal.js";
-import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
+import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
@@ -105,15 +106,22 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
 async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunTaskResult> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
+  const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
+  const resolve = await adapters.resolverFor(task.choice ?? { kind: "live" });
+  // Children run here, in this worker, with its systems: no task waits on another of the pool.
+  const childRecords: ChildRecord[] = [];
+  const children = createCallintRunner(project, resolve, (record) =>
+    childRecords.push({ runId: record.id, line: recordLine(record, storePayloads) }),
+  );
   const run = startIntegration(project.compile(definition), task.input, {
-    adapters: await adapters.resolverFor(task.choice ?? { kind: "live" }),
+    adapters: resolve,
     trigger: task.trigger,
     rerunOf: task.rerunOf,
     ...project.limits,
     secrets: project.secrets,
+    callint: children.run,
   });
   const path = task.input.fullpath ?? "";
-  const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
   // Sealed once: an async run's start and end lines both keep it.
   const sealedRequest = sealed(run.runId, task);
   if (run.started && run.accepted) {
@@ -127,6 +135,8 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
     });
   }
   const result = await run.completion;
+  // Async children are waited for too: their records go back with their parent's.
+  await children.settled();
   task.port?.close();
   const { output, outputJson } = result;
   return {
@@ -138,6 +148,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
     outputJson,
     recordLine: recordLine(result.record, storePayloads),
     sealedRequest,
+    childRecords,
     record: task.returnRecord ? result.record : undefined,
     maskedPath: result.mask(path),
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),

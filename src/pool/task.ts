@@ -38,6 +38,12 @@ export interface RunTask {
   port?: MessagePort | undefined;
 }
 
+/** A record a run's callint child made, as the history store's line. */
+export interface ChildRecord {
+  runId: string;
+  line: string;
+}
+
 /** An async run's start, sent on the task's port before its end. */
 export interface RunStarted {
   runId: string;
@@ -66,6 +72,8 @@ export interface RunTaskResult {
   recordLine: string;
   /** The run's request, sealed with the state key, when the worker has one. */
   sealedRequest?: string | undefined;
+  /** The records of the runs it started with callint, in the order they were made. */
+  childRecords?: ChildRecord[] | undefined;
   /** The record, when the task asked for it. */
   record?: RunRecord | undefined;
   maskedPath: string;

@@ -3,6 +3,7 @@ import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import type { RunStarted } from "../pool/task.js";
+import { createCallintRunner } from "../project/callint.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
 import { userOf } from "./auth.js";
 import { parseBody } from "./body.js";
@@ -299,11 +300,13 @@ async function runEndpoint(
   // The request, sealed, goes with the run's record: a re-run of it is exact.
   const sealFor = (runId: string) => context.keepRequest?.(runId, input);
   const { set, adapters } = served;
+  const children = createCallintRunner(set.project, adapters, (record) => history.write(record));
   const run = startIntegration(integration, input, {
     adapters,
     ...cause,
     ...set.project.limits,
     secrets: set.project.secrets,
+    callint: children.run,
   });
   const finished = run.completion.then((result) => {
     history.write(result.record, sealFor(result.runId));
@@ -360,6 +363,7 @@ async function runInWorker(
       ended = true;
       // A run its worker could not end has its request sealed here: it can be run again.
       const sealed = result.sealedRequest ?? context.keepRequest?.(result.runId, input);
+      for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       history.writeLine(result.runId, result.recordLine, sealed);
       return result;
     })

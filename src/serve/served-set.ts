@@ -70,6 +70,7 @@ export async function loadServedSet(options: LoadServedSetOptions): Promise<Load
     (loaded) =>
       !broken.includes(loaded.file) &&
       loaded.value.active !== false &&
+      loaded.value.http_api !== false &&
       (loaded.value.endpoints ?? []).length > 0,
   );
   const compileParams = createParamsCompiler(project.secrets);

@@ -4,6 +4,7 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
 import { isBassError } from "../errors.js";
+import type { HistoryStore } from "../history/store.js";
 import { workerCount } from "../pool/worker-count.js";
 import {
   type AdapterChoice,
@@ -11,6 +12,7 @@ import {
   type ProjectAdapters,
   readCassette,
 } from "../project/adapters.js";
+import { createCallintRunner } from "../project/callint.js";
 import { readJsonFile } from "../project/data-file.js";
 import { envelopeInput } from "../project/envelope.js";
 import { openHistory, type Project } from "../project/open.js";
@@ -106,7 +108,8 @@ export async function runTests(
   const history = openHistory(project);
   const adapters = createProjectAdapters(project);
   const workers = options.workers ?? workerCount(project.config);
-  const runner = workers > 0 ? await createWorkerRunner(options, project, adapters, workers) : undefined;
+  const runner =
+    workers > 0 ? await createWorkerRunner(options, project, adapters, history, workers) : undefined;
   const results: CaseResult[] = new Array(jobs.length);
   const files = fileReporter(jobs, results, options.onFileDone);
   const runCase = async (job: Job): Promise<CaseResult> => {
@@ -118,7 +121,7 @@ export async function runTests(
     try {
       caseRun = runner
         ? await runner.run(job.integration.name, input, choice, expected)
-        : await runInThread(job.integration, input, choice, project, adapters, expected);
+        : await runInThread(job.integration, input, choice, { project, adapters, history }, expected);
     } catch (error) {
       // The live systems cannot start (a system's variable is unset): this case fails, saying why.
       if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
@@ -221,16 +224,20 @@ async function runInThread(
   integration: CompiledIntegration,
   input: RunInput,
   choice: AdapterChoice,
-  project: Project,
-  adapters: ProjectAdapters,
+  where: { project: Project; adapters: ProjectAdapters; history: HistoryStore },
   maskTexts: string[],
 ): Promise<CaseRun> {
+  const { project, history } = where;
+  const resolve = await where.adapters.resolverFor(choice);
+  const children = createCallintRunner(project, resolve, (record) => history.write(record));
   const result = await runIntegration(integration, input, {
     ...project.limits,
-    adapters: await adapters.resolverFor(choice),
+    adapters: resolve,
     trigger: "test",
     secrets: project.secrets,
+    callint: children.run,
   });
+  await children.settled();
   return { record: result.record, maskedTexts: result.mask(maskTexts) };
 }
 
@@ -248,6 +255,7 @@ async function createWorkerRunner(
   options: RunTestsOptions,
   project: Project,
   adapters: ProjectAdapters,
+  history: HistoryStore,
   workers: number,
 ) {
   const { createRunPool, recordOf } = await import("../pool/run-pool.js");
@@ -272,6 +280,7 @@ async function createWorkerRunner(
         maskTexts,
       };
       const result = await pool.run({ ...task, mockcoreUrl: await mockcoreUrl });
+      for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };
     },
     close: () => pool.close(),

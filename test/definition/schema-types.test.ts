@@ -28,6 +28,7 @@ const keys = {
     description: true,
     active: true,
     run_async: true,
+    http_api: true,
     timeout_ms: true,
     endpoints: true,
     request_schema: true,

@@ -1,0 +1,89 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { CallintAnswer, CallintRunner } from "../engine/callint.js";
+import type { RunRecord } from "../engine/record.js";
+import { startIntegration } from "../engine/run.js";
+import { BassError } from "../errors.js";
+import { suggestion } from "../suggest.js";
+import type { Project } from "./project.js";
+import { formatIssueList, isBlocking, issuesOf } from "./usable.js";
+
+/** Where a callint child's records go: the parent's history, as each is made (a running one, then its end). */
+export type KeepRecord = (record: RunRecord) => void;
+
+/**
+ * Runs the project's integrations for callint where the parent runs: the child is compiled from the
+ * project, calls the same systems, gets what is left of the parent's time, masks what the parent masks,
+ * and its records go where the parent's go. `settled` resolves once every child has ended, async ones too.
+ */
+export function createCallintRunner(
+  project: Project,
+  adapters: AdapterResolver,
+  keep: KeepRecord,
+): { run: CallintRunner; settled(): Promise<void> } {
+  const running = new Set<Promise<unknown>>();
+  const run: CallintRunner = async ({ integration: name, input, runAsync, parent }) => {
+    const child = startIntegration(compiledChild(project, name), input, {
+      ...project.limits,
+      adapters,
+      trigger: "callint",
+      secrets: [...project.secrets, ...parent.masked],
+      callint: run,
+      runAsync,
+      timeLeftMs: Math.max(0, parent.remainingMs),
+      parent: {
+        runId: parent.runId,
+        depth: parent.depth,
+        // Only a sync child sees its parent's namespace: an async one outlives the call.
+        namespace: runAsync === true ? null : parent.namespace(),
+      },
+    });
+    if (child.started) keep(child.started);
+    const ended = child.completion.then((result) => {
+      keep(result.record);
+      return result;
+    });
+    running.add(ended);
+    void ended.finally(() => running.delete(ended)).catch(() => {});
+    if (child.accepted)
+      return {
+        runId: child.runId,
+        integration: name,
+        status: "running",
+        durationMs: 0,
+        output: child.accepted,
+      };
+    const result = await ended;
+    return {
+      runId: result.runId,
+      integration: name,
+      status: result.status,
+      durationMs: result.record.duration_ms ?? 0,
+      output: result.output,
+    } satisfies CallintAnswer;
+  };
+  return {
+    run,
+    async settled() {
+      while (running.size) await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** The project's integration of that name, compiled: one it lacks, or one with findings, cannot run. */
+function compiledChild(project: Project, name: string) {
+  const loaded = project.definitions.find((candidate) => candidate.value.name === name);
+  if (!loaded) {
+    const known = project.definitions.map((candidate) => candidate.value.name);
+    throw new BassError(
+      "INTEGRATION_NOT_FOUND",
+      `callint: no integration named ${name} in the project${suggestion(name, known)}`,
+    );
+  }
+  const findings = issuesOf(project.issues, [loaded.file]).filter(isBlocking);
+  if (findings.length)
+    throw new BassError(
+      "DEFINITION_INVALID",
+      `callint: integration ${name} cannot run until these are fixed:\n${formatIssueList(findings)}`,
+    );
+  return project.compile(loaded);
+}
