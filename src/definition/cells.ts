@@ -29,6 +29,7 @@ export const specialFunctionNames = [
   "bytes",
   "get_namespace",
   "callint",
+  "calladapter",
 ] as const;
 
 /** The run's own variables, in every cell's namespace: its request, its answer and its id. */

@@ -5,6 +5,7 @@ import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import type { InputData, OutputData } from "./record.js";
 import { addItem, type RunState } from "./run-state.js";
+import { callAdapterFromCell } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
 
 interface EndOptions {
@@ -86,6 +87,10 @@ const specials: Readonly<Record<string, Special>> = {
     (text: unknown, encoding: BufferEncoding = "utf8") =>
       Buffer.from(String(text), encoding),
   get_namespace: (state, namespace) => () => maskedNamespace(state, namespace),
+  calladapter:
+    (state) =>
+    (...args: unknown[]) =>
+      callAdapterFromCell(state, args as Parameters<typeof callAdapterFromCell>[1]),
   callint:
     (state, namespace) =>
     (...args: unknown[]) =>

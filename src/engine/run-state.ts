@@ -1,3 +1,4 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
@@ -19,6 +20,8 @@ export interface RunState {
   runAsync: boolean;
   /** How callint runs another integration here; absent where it cannot. */
   callint: CallintRunner | undefined;
+  /** The systems of the run, for calladapter (the service requests get them as they run). */
+  adapters: AdapterResolver | undefined;
   /** Values from the environment: masked by value in all the run shows. */
   secrets: readonly string[];
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */

@@ -114,6 +114,7 @@ export function startIntegration(
     depth: options.parent?.depth ?? 0,
     runAsync: options.runAsync ?? integration.definition.run_async === true,
     callint: options.callint,
+    adapters: options.adapters,
     secrets: options.secrets,
     startedAt,
     startedText: isoTime(startedAt),

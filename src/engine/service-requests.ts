@@ -20,9 +20,32 @@ import { snapshot } from "./snapshot.js";
 import { runValidationRules, toItems } from "./validation.js";
 
 /** One service call's part of the formula variable (SPEC §4.6). */
-interface CallSlot {
+export interface CallSlot {
   request: { service_name: string; payload: unknown };
   response: AdapterResponse | null;
+}
+
+/**
+ * `calladapter(system, service_name, payload, { label })`: one call of a system from a cell, recorded as a
+ * REQUEST item under `label` (else the service name); it answers `{ request, response }` as a formula
+ * variable holds them. A failed call is an answer with `success: false`, never a thrown error.
+ */
+export async function callAdapterFromCell(
+  state: RunState,
+  [system, serviceName, payload, options = {}]: [unknown, unknown, unknown, { label?: unknown }?],
+): Promise<CallSlot> {
+  const adapters = state.adapters;
+  if (!adapters) throw new Error("calladapter cannot call a system here");
+  const target: CallTarget = {
+    system: String(system),
+    serviceName: String(serviceName),
+    formulaVariable: String(options.label ?? serviceName),
+  };
+  const request = { service_name: target.serviceName, payload: snapshot(payload) };
+  const started = performance.now();
+  const { response } = await execute(state, target, adapters, request, null);
+  addRequestItem(state, target, null, started, request.payload, response);
+  return { request, response };
 }
 
 /** Runs the service requests in `sequence` order while the run is not in failure (SPEC §4.4 step 5). */
@@ -196,9 +219,12 @@ function callHook(call: Call, name: ServiceRequestHook): unknown {
 }
 
 /** Calls the adapter within the run's time limit; a throw or a time-out is `success: false`, never an uncaught error. */
+/** What a call needs of its service request: its system, and the names it is recorded under. */
+type CallTarget = Pick<CompiledServiceRequest, "system" | "formulaVariable" | "serviceName">;
+
 async function execute(
   state: RunState,
-  request: CompiledServiceRequest,
+  request: CallTarget,
   adapters: AdapterResolver,
   prepared: CallSlot["request"],
   sridx: number | null,
@@ -246,7 +272,7 @@ export class CallContext implements AdapterCallContext {
   readonly sridx: number | null;
   readonly deadline: number;
 
-  constructor(state: RunState, request: CompiledServiceRequest, sridx: number | null) {
+  constructor(state: RunState, request: CallTarget, sridx: number | null) {
     this.system = request.system;
     this.formulaVariable = request.formulaVariable;
     this.sridx = sridx;
@@ -280,7 +306,7 @@ function normalizeResponse(response: AdapterResponse): AdapterResponse {
 
 function addRequestItem(
   state: RunState,
-  request: CompiledServiceRequest,
+  request: CallTarget,
   sridx: number | null,
   started: number,
   payload: unknown,

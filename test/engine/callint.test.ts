@@ -213,3 +213,30 @@ describe("callint from the terminal", () => {
     expect(run.stdout.startsWith(child?.parent_run as string)).toBe(true);
   });
 });
+
+describe("calladapter", () => {
+  it("calls a system from a cell, answers { request, response }, and records a REQUEST item", async () => {
+    const { result } = await runProject(
+      {
+        "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
+        "integrations/front.yaml": `name: front
+on_success_hook: |
+  const call = await calladapter('transform', 'shout', { word: 'hi' }, { label: 'loud' })
+  const missing = await calladapter('nowhere', 'x', {})
+  output.payload = { sent: call.request, ok: call.response.success, missing: missing.response.success }
+`,
+      },
+      "front",
+    );
+    expect(result.output.payload).toEqual({
+      sent: { service_name: "shout", payload: { word: "hi" } },
+      ok: true,
+      missing: false,
+    });
+    const requests = result.record.items.flatMap((item) => (item.kind === "REQUEST" ? [item] : []));
+    expect(requests.map((item) => [item.label, item.request.service_name, item.response?.success])).toEqual([
+      ["loud", "shout", true],
+      ["x", "x", false],
+    ]);
+  });
+});
