@@ -68,7 +68,7 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
     const names = lints.flatMap((lint) => (lint.name === undefined ? [] : [lint.name]));
     configIssues.push(...tests.flatMap((test) => unknownIntegration(test.file, names)));
   }
-  const issues = collectIssues(configIssues, lints);
+  const issues = collectIssues(configIssues, lints, { whole: paths.length === 0 });
   const sources = new Map(
     lints.flatMap((lint) => (lint.text === undefined ? [] : [[lint.file, lint.text] as const])),
   );

@@ -32,7 +32,8 @@ export const rules = {
   "case-source": "A test case with both input and input_file, or both mocks and cassette.",
   "duplicate-case": "Two cases of a test file share a name.",
   "test-matcher": "A $type or $match matcher in a test's expectations that cannot match.",
-  "unknown-integration": "A test file names an integration that the project does not have.",
+  "unknown-integration":
+    "A test file, or a `callint('name', …)` with a literal name, names an integration that the project does not have.",
 } as const;
 
 export type RuleId = keyof typeof rules;
@@ -168,7 +169,7 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
   },
   "unknown-integration": {
     description:
-      "A test file's `integration` names no integration of the project, so none of its cases can run.",
+      "A test file's `integration`, or a `callint('name', …)` with a literal name, names no integration of the project, so that test cannot run, or that call fails.",
     help: "Use the name of one of the project's integrations (the message suggests the nearest), or add the integration.",
   },
   "test-matcher": {

@@ -240,3 +240,30 @@ on_success_hook: |
     ]);
   });
 });
+
+describe("bass validate on callint", () => {
+  it("finds a callint of an integration the project does not have, at its line, only in a whole project", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      "integrations/greet.yaml": greet,
+      "integrations/front.yaml":
+        "name: front\non_success_hook: |\n  await callint('greet', {})\n  await callint('gret', {})\n",
+    });
+    const whole = await runCli(["validate", "--format", "json"], { cwd: dir });
+    expect(whole.code).toBe(1);
+    expect(JSON.parse(whole.stdout).findings).toEqual([
+      {
+        file: "integrations/front.yaml",
+        line: 4,
+        column: 17,
+        severity: "error",
+        rule: "unknown-integration",
+        message: expect.stringMatching(
+          /^on_success_hook: callint names no integration "gret" of the project; did you mean "greet"\?/,
+        ),
+      },
+    ]);
+    // One file alone does not tell which integrations the project has.
+    expect((await runCli(["validate", "integrations/front.yaml"], { cwd: dir })).code).toBe(0);
+  });
+});

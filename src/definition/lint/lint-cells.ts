@@ -25,10 +25,23 @@ interface CellFacts {
   kept: string[];
   /** First arguments of `map_value("set", …)` written as string literals, when map_value is not shadowed. */
   setNames: Literal[];
+  /** First arguments of `callint("name", …)` written as string literals, when callint is not shadowed. */
+  integrationNames: Literal[];
+}
+
+/** A `callint` of an integration named by a literal: whether the project has it is known only of a whole project. */
+export interface CallintReference {
+  name: string;
+  cell: string;
+  at: { line: number; column: number };
 }
 
 /** Syntax, forbidden globals, loop variables out of scope and unknown formula variables, for every cell. */
-export function lintCells(loaded: LoadedDefinition, report: Report): void {
+export function lintCells(
+  loaded: LoadedDefinition,
+  report: Report,
+  noteCallint: (reference: CallintReference) => void = () => {},
+): void {
   const definition = loaded.source.value as Definition;
   const formulaVariables = new Set(
     objectItems(definition.service_requests).map(([request]) => request.formula_variable),
@@ -55,7 +68,15 @@ export function lintCells(loaded: LoadedDefinition, report: Report): void {
     });
   }
 
-  for (const analysedCell of analysed) reportCell(analysedCell, { formulaVariables, setNames, kept }, report);
+  for (const analysedCell of analysed) {
+    reportCell(analysedCell, { formulaVariables, setNames, kept }, report);
+    for (const literal of analysedCell.facts.integrationNames)
+      noteCallint({
+        name: String(literal.value),
+        cell: analysedCell.cell.label,
+        at: analysedCell.at(literal),
+      });
+  }
 }
 
 /** A parsed cell, its facts, and where a node of its tree is in the file. */
@@ -161,6 +182,7 @@ function walkFacts(program: Program): CellFacts {
   const calls: Node[] = [];
   const kept: string[] = [];
   const setNames: Literal[] = [];
+  const integrationNames: Literal[] = [];
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
     VariablePattern: (node: Identifier) => void declared.add(node.name),
@@ -174,12 +196,9 @@ function walkFacts(program: Program): CellFacts {
     CallExpression: (node) => {
       calls.push(node);
       const [argument] = node.arguments;
-      if (
-        node.callee.type === "Identifier" &&
-        node.callee.name === "map_value" &&
-        argument?.type === "Literal"
-      ) {
-        setNames.push(argument);
+      if (node.callee.type === "Identifier" && argument?.type === "Literal") {
+        if (node.callee.name === "map_value") setNames.push(argument);
+        if (node.callee.name === "callint") integrationNames.push(argument);
       }
       if (
         node.callee.type !== "Identifier" ||
@@ -221,5 +240,6 @@ function walkFacts(program: Program): CellFacts {
     }),
     kept,
     setNames: isFree("map_value") ? setNames : [],
+    integrationNames: isFree("callint") ? integrationNames : [],
   };
 }

@@ -1,8 +1,9 @@
+import { suggestion } from "../../suggest.js";
 import { compareIssues, hasFailures, type Issue } from "../issue.js";
 import type { LoadedDefinition, LoadedFile, LoadedProject } from "../load.js";
 import type { Definition, ProjectConfig } from "../types.js";
 import type { Position } from "../value-path.js";
-import { lintCells } from "./lint-cells.js";
+import { type CallintReference, lintCells } from "./lint-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
 import { lintSecrets } from "./lint-secrets.js";
 import { createReport, type Report } from "./report.js";
@@ -11,6 +12,8 @@ import { createReport, type Report } from "./report.js";
 export interface DefinitionLint {
   file: string;
   issues: Issue[];
+  /** Integrations its cells `callint` by a literal name: judged once every definition is known. */
+  callints?: CallintReference[];
   /** Present when the definition's shape passed the schema. */
   identity?: { name: string; at: Position; endpoints: { key: string; at: Position }[] };
 }
@@ -19,13 +22,41 @@ export interface DefinitionLint {
 export function lintProject(project: LoadedProject, options: LintOptions = {}): Issue[] {
   const context = createReferenceContext(project.config, options);
   const lints = project.definitions.map((definition) => lintDefinition(definition, context));
-  return collectIssues([...project.issues, ...lintProjectFile(project.config)], lints);
+  return collectIssues([...project.issues, ...lintProjectFile(project.config)], lints, { whole: true });
 }
 
-/** The findings of a validation in file order: the project's own, each definition's, and those across definitions. */
-export function collectIssues(projectIssues: readonly Issue[], lints: readonly DefinitionLint[]): Issue[] {
-  return [...projectIssues, ...lints.flatMap((lint) => lint.issues), ...lintAcrossDefinitions(lints)].sort(
-    compareIssues,
+/**
+ * The findings of a validation in file order: the project's own, each definition's, and those across
+ * definitions; with `whole` (every definition of the project was linted), also each `callint` of an
+ * integration the project does not have.
+ */
+export function collectIssues(
+  projectIssues: readonly Issue[],
+  lints: readonly DefinitionLint[],
+  { whole }: { whole: boolean },
+): Issue[] {
+  return [
+    ...projectIssues,
+    ...lints.flatMap((lint) => lint.issues),
+    ...lintAcrossDefinitions(lints),
+    ...(whole ? unknownCallints(lints) : []),
+  ].sort(compareIssues);
+}
+
+/** A `callint` of a name no definition of the project has. */
+function unknownCallints(lints: readonly DefinitionLint[]): Issue[] {
+  const names = lints.flatMap((lint) => (lint.identity ? [lint.identity.name] : []));
+  const known = new Set(names);
+  return lints.flatMap(({ file, callints = [] }) =>
+    callints
+      .filter((reference) => !known.has(reference.name))
+      .map((reference) => ({
+        file,
+        ...reference.at,
+        severity: "error" as const,
+        rule: "unknown-integration" as const,
+        message: `${reference.cell}: callint names no integration ${JSON.stringify(reference.name)} of the project${suggestion(reference.name, names)}`,
+      })),
   );
 }
 
@@ -56,8 +87,9 @@ export function lintProjectFile(config: LoadedFile<ProjectConfig>): Issue[] {
 /** One definition's findings: loading, schema, and every semantic rule of one file. */
 export function lintDefinition(definition: LoadedDefinition, context: ReferenceContext): DefinitionLint {
   const issues = [...definition.issues];
+  const callints: CallintReference[] = [];
   const shapeValid = runLintRules(definition, issues, [
-    (report) => lintCells(definition, report),
+    (report) => lintCells(definition, report, (reference) => callints.push(reference)),
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
   ]);
@@ -67,6 +99,7 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
   return {
     file: definition.file,
     issues,
+    callints,
     identity: {
       name,
       at: locate(["name"]),
