@@ -30,6 +30,8 @@ export const specialFunctionNames = [
   "get_namespace",
   "callint",
   "calladapter",
+  "decimal",
+  "data_utils",
 ] as const;
 
 /** The run's own variables, in every cell's namespace: its request, its answer and its id. */

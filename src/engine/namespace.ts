@@ -1,6 +1,7 @@
 import { loopVariables } from "../definition/cells.js";
 import { callIntegration } from "./callint.js";
 import { createScrubber } from "./masks.js";
+import { moneyLibraries } from "./money.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import type { InputData, OutputData } from "./record.js";
@@ -130,7 +131,7 @@ function logger(state: RunState, level: "info" | "warn" | "error") {
     void addItem(state, { kind: "LOG", level, data: snapshot(args.length === 1 ? args[0] : args) });
 }
 
-const specialNames = new Set(Object.keys(specials));
+const specialNames = new Set([...Object.keys(specials), ...Object.keys(moneyLibraries)]);
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
@@ -147,6 +148,7 @@ function deepFreeze<T>(value: T): T {
 export function createRunRealm(): CellRealm {
   return createCellRealm({
     specialNames: Object.keys(specials),
+    natives: moneyLibraries,
     special: (namespace, name) =>
       (specials[name] as Special)(RunOf.of(namespace), namespace) as SpecialImplementation,
   });

@@ -30,6 +30,18 @@ export interface CellRealmOptions {
   /** The names of the special functions; reading one calls `special` with the namespace that was read. */
   specialNames: readonly string[];
   special(namespace: Namespace, name: string): SpecialImplementation;
+  /** Libraries made in the realm itself, by the name cells read them under. */
+  natives?: Readonly<Record<string, NativeLibrary>>;
+}
+
+/**
+ * A library made in the realm: `source` is a function expression, evaluated there once, when a cell first
+ * reads the name; it is called with the libraries `uses` names, and what it returns is frozen as the
+ * built-ins are.
+ */
+export interface NativeLibrary {
+  source(): string;
+  uses?: readonly string[];
 }
 
 /**
@@ -59,7 +71,7 @@ export interface CellRealm {
 /** The realm's side, evaluated in it once: its checks, its copy of plain data and the namespace's base. */
 const bootstrap = String.raw`(host) => {
   "use strict";
-  const { now, special, specialNames } = host;
+  const { now, special, specialNames, nativeNames, native } = host;
   let current;
   // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
   // every thousandth of a fast one, so a deadline holds whatever a body does.
@@ -173,6 +185,17 @@ const bootstrap = String.raw`(host) => {
       },
     });
   }
+  // Libraries made in the realm (decimal): their values are the realm's own, handed out as they are.
+  for (const name of nativeNames) {
+    Object.defineProperty(base, name, {
+      get() {
+        return own(this, name, native(name));
+      },
+      set(value) {
+        own(this, name, value);
+      },
+    });
+  }
   Object.freeze(base);
   // The few globals of the web platform cells have, made here so that what they give is of the realm.
   class TextEncoder {
@@ -260,6 +283,7 @@ const bootstrap = String.raw`(host) => {
   ]) harden(intrinsic);
   return Object.freeze({
     adopt,
+    harden,
     createNamespace: () => Object.create(base),
     enter(call) {
       const outer = current;
@@ -286,6 +310,20 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     name: "bass cells",
     codeGeneration: { strings: false, wasm: false },
   });
+  const natives = options.natives ?? {};
+  const made = new Map<string, unknown>();
+  const native = (name: string): unknown => {
+    if (!made.has(name)) {
+      const library = natives[name] as NativeLibrary;
+      const factory = runInContext(library.source(), context, { filename: `bass:${name}` }) as (
+        ...uses: unknown[]
+      ) => unknown;
+      const value = factory(...(library.uses ?? []).map(native));
+      realm.harden(value);
+      made.set(name, value);
+    }
+    return made.get(name);
+  };
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
     now: () => performance.now(),
     objectPrototype: Object.prototype,
@@ -304,6 +342,8 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     errorMessage,
     specialNames: [...options.specialNames],
     special: options.special,
+    nativeNames: Object.keys(natives),
+    native,
   });
   return {
     compile(code, form, isAsync, filename) {
@@ -322,6 +362,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
 
 interface RealmSide {
   adopt<T>(value: T): T;
+  harden(value: unknown): void;
   createCall(deadline: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
