@@ -14,13 +14,14 @@ export type BassErrorCode =
   | "CELL_ERROR"
   | "CELL_TIMEOUT"
   | "CALLINT_DEPTH"
+  | "VAULT_BUSY"
   | "MAPPING_FAILED"
   | "RUN_NOT_FOUND"
   | "PROJECT_INVALID"
   | "HISTORY_UNWRITABLE";
 
 /** Errors a cell may meet that its run's FAILURE item names by their own code, not `cell_error`. */
-export const runFailureCodes: ReadonlySet<BassErrorCode> = new Set(["CALLINT_DEPTH"]);
+export const runFailureCodes: ReadonlySet<BassErrorCode> = new Set(["CALLINT_DEPTH", "VAULT_BUSY"]);
 
 /** Where a problem sits in a file, 1-based. */
 export interface SourcePosition {

@@ -10,6 +10,7 @@ const names = [
   "customers.create",
   "deposit-accounts.create",
   "monetary-internal-transfers.create",
+  "onboarding.create",
 ];
 
 interface ReportedCase {
@@ -66,7 +67,7 @@ function expectAllPassed(run: { code: number; stderr: string; report: Report }):
 }
 
 describe("bass test on samples/tests (the sample integrations' own test suite)", () => {
-  it("passes every case, for all five integrations, and again on a second run with the state it left", async () => {
+  it("passes every case, for all six integrations, and again on a second run with the state it left", async () => {
     const dir = samplesCopy();
 
     const first = await bassTest(dir);

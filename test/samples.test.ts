@@ -14,11 +14,14 @@ const names = [
   "customers.create",
   "deposit-accounts.create",
   "monetary-internal-transfers.create",
+  "onboarding.create",
 ];
+// Onboarding calls no system itself: its children do, each run of its own, so it has no mock file.
+const mocked = names.filter((name) => name !== "onboarding.create");
 const filesIn = (folder: string) => readdirSync(join(samples, folder)).sort();
 
 describe("samples/", () => {
-  it("holds the five integrations of SPEC §10", () => {
+  it("holds the six sample integrations", () => {
     expect(project.definitions.map((definition) => definition.value.name).sort()).toEqual([...names].sort());
   });
 
@@ -39,7 +42,7 @@ describe("samples/", () => {
     }
   });
 
-  it.each(names)("has an input and a mock for %s that answer each of its service requests", (name) => {
+  it.each(mocked)("has an input and a mock for %s that answer each of its service requests", (name) => {
     expect(filesIn("inputs")).toContain(`${name}.json`);
     expect(() => JSON.parse(readFileSync(join(samples, "inputs", `${name}.json`), "utf8"))).not.toThrow();
     const mock = parse(readFileSync(join(samples, "mocks", `${name}.yaml`), "utf8")) as Record<
@@ -68,7 +71,7 @@ describe("bass run on the samples with their mock files", () => {
     "monetary-internal-transfers.create": { status: 201, fields: { status: "posted", amount: "150.00" } },
   };
 
-  it.each(names)("runs %s to its documented answer", async (name) => {
+  it.each(mocked)("runs %s to its documented answer", async (name) => {
     // A copy, so that the runs' history does not land in the repository's samples/.
     const dir = createTempDir();
     cpSync(samples, dir, { recursive: true, filter: (path) => !path.includes(".bass") });

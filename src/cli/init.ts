@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { BassError } from "../errors.js";
 import type { Output } from "./output.js";
 
-/** What `bass init` can make: a small working project, or a copy of the five samples. */
+/** What `bass init` can make: a small working project, or a copy of the samples. */
 export const initTemplates = ["starter", "samples"] as const;
 export type InitTemplate = (typeof initTemplates)[number];
 

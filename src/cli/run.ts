@@ -15,6 +15,7 @@ import { openProjectCache, type ProjectCache } from "../project/cache.js";
 import { createCallintRunner } from "../project/callint.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
+import { projectVaults } from "../project/vaults.js";
 import type { Output } from "./output.js";
 import { renderItemData, renderRecord } from "./render-record.js";
 import { type ReadInputOptions, readRunInput } from "./run-input.js";
@@ -106,7 +107,13 @@ export async function runLoaded(
     for (const request of integration.serviceRequests) resolved(request.system);
     const recording = options.record ? createRunRecording(resolved, options.record, options.cwd) : undefined;
     const show = { json: options.json, verbose: options.verbose ?? false };
-    return await runWith(integration, input, resolved, { project, recording, show, cause }, output);
+    return await runWith(
+      integration,
+      input,
+      resolved,
+      { project, env: options.env, recording, show, cause },
+      output,
+    );
   } finally {
     await adapters.close();
   }
@@ -144,19 +151,25 @@ async function runWith(
   integration: CompiledIntegration,
   input: RunInput,
   adapters: AdapterResolver,
-  context: { project: Project; recording: RunRecording | undefined; show: Show; cause: RunCause },
+  context: { project: Project; env: Env; recording: RunRecording | undefined; show: Show; cause: RunCause },
   output: Output,
 ): Promise<number> {
   const { project, recording } = context;
   const history = openHistory(project);
   const resolve = recording?.resolve ?? adapters;
-  const children = createCallintRunner(project, resolve, (record) => history.write(record));
+  const vaults = projectVaults(project, context.env);
+  const children = createCallintRunner(project, {
+    adapters: resolve,
+    keep: (record) => history.write(record),
+    vaults,
+  });
   const run = startIntegration(integration, input, {
     ...project.limits,
     adapters: resolve,
     ...context.cause,
     secrets: project.secrets,
     callint: children.run,
+    vaults,
   });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.

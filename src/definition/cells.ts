@@ -32,6 +32,7 @@ export const specialFunctionNames = [
   "calladapter",
   "decimal",
   "data_utils",
+  "open_vault",
 ] as const;
 
 /** The run's own variables, in every cell's namespace: its request, its answer and its id. */

@@ -17,6 +17,8 @@ export const rules = {
     "A reference to a service request formula variable that the integration does not have.",
   "unknown-value-mapping-set": "A reference to a value mapping set that the integration does not have.",
   "unknown-system": "A service request names a system that the project file does not have.",
+  "unknown-vault":
+    "An `open_vault('name')` with a literal name names a vault the project file does not seed.",
   "missing-service-request": "A REQUEST or RESPONSE mask or rule without a service_request.",
   "duplicate-name": "Two integrations share a name.",
   "duplicate-formula-variable": "Two service requests share a formula variable.",
@@ -97,6 +99,11 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
     description:
       "A `service_request` key, or `x.request` / `x.response` in a cell, names a formula variable that no service request of the integration has.",
     help: "Use the formula_variable of one of the integration's service requests, or add the service request.",
+  },
+  "unknown-vault": {
+    description:
+      "In a project whose file seeds vaults (`vaults:`), `open_vault('name')` with a literal name names none of them: most likely a typo, since a vault the file does not seed starts empty.",
+    help: "Use the name of one of the project file's vaults, or add it there (an empty `name: {}` will do).",
   },
   "unknown-value-mapping-set": {
     description:

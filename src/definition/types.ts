@@ -175,4 +175,11 @@ export interface ProjectConfig {
   history?: HistoryConfig;
   serve?: ServeConfig;
   limits?: LimitsConfig;
+  vaults?: Record<string, VaultConfig>;
+}
+
+/** What a vault starts with: items and secrets written for each key it does not hold yet. */
+export interface VaultConfig {
+  items?: Record<string, unknown>;
+  secrets?: Record<string, string>;
 }

@@ -88,6 +88,15 @@ const specials: Readonly<Record<string, Special>> = {
     (text: unknown, encoding: BufferEncoding = "utf8") =>
       Buffer.from(String(text), encoding),
   get_namespace: (state, namespace) => () => maskedNamespace(state, namespace),
+  open_vault: (state) => async (name: unknown) => {
+    if (!state.vaults) throw new Error("open_vault: this run has no vaults");
+    const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, (secret) =>
+      state.maskedValues.add(secret),
+    );
+    // Held until the cell ends: a cell that no longer runs holds nothing, whatever it kept.
+    (state.holds ??= []).push(release);
+    return vault;
+  },
   calladapter:
     (state) =>
     (...args: unknown[]) =>

@@ -116,6 +116,9 @@ const bootstrap = String.raw`(host) => {
     return value;
   };
   const adopt = (value, depth = 0) => {
+    // A function of bass's side (a vault's operations) comes in wrapped, as the special functions do:
+    // its own Function constructor never reaches a cell.
+    if (typeof value === "function") return value instanceof Function ? value : wrap(value);
     if (value === null || typeof value !== "object") return value;
     if (depth > 200) return null;
     if (Array.isArray(value)) {

@@ -3,6 +3,7 @@ import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
+import type { VaultStore } from "./vault.js";
 
 /** Why a run is in failure; it picks the default failure output of SPEC §12. */
 export type FailureKind = "validation" | "service" | "timeout" | "error";
@@ -22,6 +23,12 @@ export interface RunState {
   callint: CallintRunner | undefined;
   /** The systems of the run, for calladapter (the service requests get them as they run). */
   adapters: AdapterResolver | undefined;
+  /** The project's vaults, for open_vault. */
+  vaults: VaultStore | undefined;
+  /** When the cell running now times out (a `performance.now()` time). */
+  cellDeadline: number;
+  /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */
+  holds: (() => void)[] | undefined;
   /** Values from the environment: masked by value in all the run shows. */
   secrets: readonly string[];
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */
@@ -97,17 +104,37 @@ export function addItem(state: RunState, item: NewItem): Item {
  */
 export function callCell(state: RunState, cell: CompiledCell): unknown {
   const deadline = Math.min(performance.now() + state.cellTimeoutMs, state.runDeadline);
+  state.cellDeadline = deadline;
   const wasEnded = state.ended;
-  const value = cell.run(state.namespace, deadline);
+  let value: unknown;
+  try {
+    value = cell.run(state.namespace, deadline);
+  } catch (error) {
+    letGo(state);
+    throw error;
+  }
   if (isThenable(value)) return settleCell(state, value, wasEnded);
+  letGo(state);
   if (state.ended && !wasEnded) throw new RunEnded();
   return value;
 }
 
 async function settleCell(state: RunState, value: PromiseLike<unknown>, wasEnded: boolean): Promise<unknown> {
-  const settled = await value;
-  if (state.ended && !wasEnded) throw new RunEnded();
-  return settled;
+  try {
+    const settled = await value;
+    if (state.ended && !wasEnded) throw new RunEnded();
+    return settled;
+  } finally {
+    letGo(state);
+  }
+}
+
+/** Lets go of what the cell that ended held: another run may open its vaults now. */
+function letGo(state: RunState): void {
+  const holds = state.holds;
+  if (!holds) return;
+  state.holds = undefined;
+  for (const release of holds) release();
 }
 
 /** Runs an optional cell (see callCell); undefined when there is none. */

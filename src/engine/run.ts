@@ -21,6 +21,7 @@ import {
 import { runServiceRequests } from "./service-requests.js";
 import { copyOf, snapshot } from "./snapshot.js";
 import { runValidationRules } from "./validation.js";
+import type { VaultStore } from "./vault.js";
 
 /** What comes in: the request body and, where there is one, the rest of the HTTP request. */
 export interface RunInput {
@@ -46,6 +47,8 @@ export interface RunOptions {
   runAsync?: boolean | undefined;
   /** The most the run may take, whatever its definition says: what is left of a callint parent's time. */
   timeLeftMs?: number | undefined;
+  /** The project's vaults, for open_vault. */
+  vaults?: VaultStore | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -115,6 +118,9 @@ export function startIntegration(
     runAsync: options.runAsync ?? integration.definition.run_async === true,
     callint: options.callint,
     adapters: options.adapters,
+    vaults: options.vaults,
+    cellDeadline: Number.POSITIVE_INFINITY,
+    holds: undefined,
     secrets: options.secrets,
     startedAt,
     startedText: isoTime(startedAt),

@@ -3,12 +3,14 @@
 import { workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
+import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import { recordLine, resolveHistoryOptions } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
+import { projectVaults } from "../project/vaults.js";
 import { createSealer } from "../state/seal.js";
 import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
@@ -29,6 +31,7 @@ interface Opened {
   mockcoreUrl: string | undefined;
   project: Project;
   adapters: ProjectAdapters;
+  vaults: VaultStore;
   /** Runs using it now: a newer version replaces it, and its systems close once they end. */
   running: number;
   replaced: boolean;
@@ -63,6 +66,7 @@ function open(task: RunTask): Promise<Opened | undefined> {
       mockcoreUrl: task.mockcoreUrl,
       project,
       adapters,
+      vaults: previous?.project === project ? previous.vaults : projectVaults(project, data.env),
       running: 0,
       replaced: false,
     };
@@ -103,16 +107,18 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   }
 }
 
-async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunTaskResult> {
+async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Promise<RunTaskResult> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
   const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
   const resolve = await adapters.resolverFor(task.choice ?? { kind: "live" });
   // Children run here, in this worker, with its systems: no task waits on another of the pool.
   const childRecords: ChildRecord[] = [];
-  const children = createCallintRunner(project, resolve, (record) =>
-    childRecords.push({ runId: record.id, line: recordLine(record, storePayloads) }),
-  );
+  const children = createCallintRunner(project, {
+    adapters: resolve,
+    keep: (record) => childRecords.push({ runId: record.id, line: recordLine(record, storePayloads) }),
+    vaults,
+  });
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: resolve,
     trigger: task.trigger,
@@ -120,6 +126,7 @@ async function runIn({ project, adapters }: Opened, task: RunTask): Promise<RunT
     ...project.limits,
     secrets: project.secrets,
     callint: children.run,
+    vaults,
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.

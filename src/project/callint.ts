@@ -2,6 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintAnswer, CallintRunner } from "../engine/callint.js";
 import type { RunRecord } from "../engine/record.js";
 import { startIntegration } from "../engine/run.js";
+import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import { suggestion } from "../suggest.js";
 import type { Project } from "./project.js";
@@ -17,14 +18,18 @@ export type KeepRecord = (record: RunRecord) => void;
  */
 export function createCallintRunner(
   project: Project,
-  adapters: AdapterResolver,
-  keep: KeepRecord,
+  {
+    adapters,
+    keep,
+    vaults,
+  }: { adapters: AdapterResolver; keep: KeepRecord; vaults?: VaultStore | undefined },
 ): { run: CallintRunner; settled(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
   const run: CallintRunner = async ({ integration: name, input, runAsync, parent }) => {
     const child = startIntegration(compiledChild(project, name), input, {
       ...project.limits,
       adapters,
+      vaults,
       trigger: "callint",
       secrets: [...project.secrets, ...parent.masked],
       callint: run,

@@ -7,6 +7,7 @@ import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
+import { projectVaults } from "../project/vaults.js";
 import { createSealer } from "../state/seal.js";
 import { readStateKey } from "../state/state-key.js";
 import { tightenStateDir } from "../state/tighten.js";
@@ -76,6 +77,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const stateKey = await readStateKey(set.project.dir, options.env);
   const sealer = createSealer(stateKey);
   let systems = await startSystemsOf(set, options);
+  let vaults = projectVaults(set.project, options.env);
   const events = createRunEvents();
   const history = events.observe(openHistory(set.project));
   // A project that keeps no payloads at rest keeps no requests either, unless it asks to.
@@ -121,7 +123,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const closePool = () => (poolClosed ??= pool?.close() ?? Promise.resolve());
   const handle = createHandler({
     boundHost: options.host ?? set.settings.host,
-    current: () => ({ set, adapters: systems.resolve, workers }),
+    current: () => ({ set, adapters: systems.resolve, workers, vaults }),
     history,
     idempotency,
     limiter,
@@ -182,6 +184,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     if (newlyBroken.length > 0)
       return { ok: false, why: formatIssueList(issuesOf(next.set.brokenIssues, newlyBroken)) };
     for (const secret of next.set.project.secrets) servedSecrets.add(secret);
+    vaults = projectVaults(next.set.project, options.env);
     if (sameSystems(set, next.set)) {
       set = next.set;
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);

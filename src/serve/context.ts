@@ -1,5 +1,6 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { RunInput } from "../engine/run.js";
+import type { VaultStore } from "../engine/vault.js";
 import type { HistoryStore } from "../history/store.js";
 import type { RunPool } from "../pool/run-pool.js";
 import type { Sealer } from "../state/seal.js";
@@ -47,7 +48,13 @@ export interface ServeContext {
   /** The host serve listens on: a request naming it in `Host` passes the Host check. */
   boundHost: string;
   /** The integrations and systems in use now (`--watch` swaps them); `workers` when threads run them. */
-  current(): { set: ServedSet; adapters: AdapterResolver; workers?: WorkerRuns | undefined };
+  current(): {
+    set: ServedSet;
+    adapters: AdapterResolver;
+    workers?: WorkerRuns | undefined;
+    /** The set's vaults, for the runs on serve's own thread (workers keep their own). */
+    vaults?: VaultStore | undefined;
+  };
   history: HistoryStore;
   idempotency: IdempotencyStore;
   limiter: Limiter;

@@ -299,14 +299,19 @@ async function runEndpoint(
   const { history } = context;
   // The request, sealed, goes with the run's record: a re-run of it is exact.
   const sealFor = (runId: string) => context.keepRequest?.(runId, input);
-  const { set, adapters } = served;
-  const children = createCallintRunner(set.project, adapters, (record) => history.write(record));
+  const { set, adapters, vaults } = served;
+  const children = createCallintRunner(set.project, {
+    adapters,
+    keep: (record) => history.write(record),
+    vaults,
+  });
   const run = startIntegration(integration, input, {
     adapters,
     ...cause,
     ...set.project.limits,
     secrets: set.project.secrets,
     callint: children.run,
+    vaults,
   });
   const finished = run.completion.then((result) => {
     history.write(result.record, sealFor(result.runId));

@@ -3,6 +3,7 @@ import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
 import { type RunInput, runIntegration } from "../engine/run.js";
+import type { VaultStore } from "../engine/vault.js";
 import { isBassError } from "../errors.js";
 import type { HistoryStore } from "../history/store.js";
 import { workerCount } from "../pool/worker-count.js";
@@ -17,6 +18,7 @@ import { readJsonFile } from "../project/data-file.js";
 import { envelopeInput } from "../project/envelope.js";
 import { openHistory, type Project } from "../project/open.js";
 import { assertUsable, formatIssueList, isBlocking, issuesOf } from "../project/usable.js";
+import { projectVaults } from "../project/vaults.js";
 import { suggestion } from "../suggest.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
@@ -107,6 +109,7 @@ export async function runTests(
 
   const history = openHistory(project);
   const adapters = createProjectAdapters(project);
+  const vaults = projectVaults(project, options.env);
   const workers = options.workers ?? workerCount(project.config);
   const runner =
     workers > 0 ? await createWorkerRunner(options, project, adapters, history, workers) : undefined;
@@ -121,7 +124,7 @@ export async function runTests(
     try {
       caseRun = runner
         ? await runner.run(job.integration.name, input, choice, expected)
-        : await runInThread(job.integration, input, choice, { project, adapters, history }, expected);
+        : await runInThread(job.integration, input, choice, { project, adapters, history, vaults }, expected);
     } catch (error) {
       // The live systems cannot start (a system's variable is unset): this case fails, saying why.
       if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
@@ -224,18 +227,24 @@ async function runInThread(
   integration: CompiledIntegration,
   input: RunInput,
   choice: AdapterChoice,
-  where: { project: Project; adapters: ProjectAdapters; history: HistoryStore },
+  where: { project: Project; adapters: ProjectAdapters; history: HistoryStore; vaults: VaultStore },
   maskTexts: string[],
 ): Promise<CaseRun> {
   const { project, history } = where;
   const resolve = await where.adapters.resolverFor(choice);
-  const children = createCallintRunner(project, resolve, (record) => history.write(record));
+  const { vaults } = where;
+  const children = createCallintRunner(project, {
+    adapters: resolve,
+    keep: (record) => history.write(record),
+    vaults,
+  });
   const result = await runIntegration(integration, input, {
     ...project.limits,
     adapters: resolve,
     trigger: "test",
     secrets: project.secrets,
     callint: children.run,
+    vaults,
   });
   await children.settled();
   return { record: result.record, maskedTexts: result.mask(maskTexts) };

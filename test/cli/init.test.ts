@@ -63,7 +63,7 @@ describe("bass init", () => {
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe("node_modules/\n.bass/\n");
   });
 
-  it("copies the five samples with --template samples, and their suite passes", async () => {
+  it("copies the samples with --template samples, and their suite passes", async () => {
     const dir = createTempDir();
     const made = await runCli(["init", "--template", "samples"], { cwd: dir });
     expect(made.code).toBe(0);
@@ -75,10 +75,11 @@ describe("bass init", () => {
       "deposit-accounts.create",
       "monetary-internal-transfers.create",
       "monetary-transactions.retrieve",
+      "onboarding.create",
     ]);
     const test = await runCli(["test"], { cwd: dir });
     expect(test.code).toBe(0);
-    expect(test.stdout).toMatch(/53 passed, 0 failed/);
+    expect(test.stdout).toMatch(/58 passed, 0 failed/);
   });
 });
 

@@ -133,6 +133,13 @@ const cases: RuleCase[] = [
     passes: `name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
   },
   {
+    rule: "unknown-vault",
+    trips: "name: a\nbefore_hook: |\n  keep({ v: await open_vault('partnrs') })\n",
+    at: [3, 30],
+    passes: "name: a\nbefore_hook: |\n  keep({ v: await open_vault('partners') })\n",
+    options: { project: `${defaultProjectFile}vaults:\n  partners: {}\n` },
+  },
+  {
     rule: "unknown-value-mapping-set",
     trips: "name: a\nbefore_hook: |\n  keep({ s: map_value('statuses', 1) })\n",
     at: [3, 23],

@@ -106,6 +106,7 @@ const keys = {
     history: true,
     serve: true,
     limits: true,
+    vaults: true,
   } satisfies Keys<ProjectConfig>,
   system: {
     adapter: true,

@@ -13,7 +13,10 @@ async function runProject(files: Record<string, string>, name: string, input: Ru
   const adapters = createProjectAdapters(project);
   const resolve = await adapters.resolverFor({ kind: "live" });
   const records: RunRecord[] = [];
-  const children = createCallintRunner(project, resolve, (record) => records.push(record));
+  const children = createCallintRunner(project, {
+    adapters: resolve,
+    keep: (record) => records.push(record),
+  });
   const loaded = project.definitions.find((definition) => definition.value.name === name);
   if (!loaded) throw new Error(`no ${name}`);
   const result = await runIntegration(project.compile(loaded), input, {

@@ -27,6 +27,8 @@ interface CellFacts {
   setNames: Literal[];
   /** First arguments of `callint("name", …)` written as string literals, when callint is not shadowed. */
   integrationNames: Literal[];
+  /** First arguments of `open_vault("name")` written as string literals, when open_vault is not shadowed. */
+  vaultNames: Literal[];
 }
 
 /** A `callint` of an integration named by a literal: whether the project has it is known only of a whole project. */
@@ -41,6 +43,7 @@ export function lintCells(
   loaded: LoadedDefinition,
   report: Report,
   noteCallint: (reference: CallintReference) => void = () => {},
+  vaults?: ReadonlySet<string>,
 ): void {
   const definition = loaded.source.value as Definition;
   const formulaVariables = new Set(
@@ -76,6 +79,14 @@ export function lintCells(
         cell: analysedCell.cell.label,
         at: analysedCell.at(literal),
       });
+    for (const literal of vaults ? analysedCell.facts.vaultNames : []) {
+      if (vaults?.has(String(literal.value))) continue;
+      report(
+        "unknown-vault",
+        `${analysedCell.cell.label}: the project file seeds no vault ${JSON.stringify(String(literal.value))}${listKnown(vaults ?? [])}`,
+        analysedCell.at(literal),
+      );
+    }
   }
 }
 
@@ -183,6 +194,7 @@ function walkFacts(program: Program): CellFacts {
   const kept: string[] = [];
   const setNames: Literal[] = [];
   const integrationNames: Literal[] = [];
+  const vaultNames: Literal[] = [];
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
     VariablePattern: (node: Identifier) => void declared.add(node.name),
@@ -199,6 +211,7 @@ function walkFacts(program: Program): CellFacts {
       if (node.callee.type === "Identifier" && argument?.type === "Literal") {
         if (node.callee.name === "map_value") setNames.push(argument);
         if (node.callee.name === "callint") integrationNames.push(argument);
+        if (node.callee.name === "open_vault") vaultNames.push(argument);
       }
       if (
         node.callee.type !== "Identifier" ||
@@ -241,5 +254,6 @@ function walkFacts(program: Program): CellFacts {
     kept,
     setNames: isFree("map_value") ? setNames : [],
     integrationNames: isFree("callint") ? integrationNames : [],
+    vaultNames: isFree("open_vault") ? vaultNames : [],
   };
 }

@@ -13,6 +13,8 @@ export interface ReferenceContext {
   systems: Readonly<Record<string, SystemConfig>> | undefined;
   /** Whether `request_schema` is checked: serve uses it, run and test do not, and checking costs each run time. */
   requestSchemas: boolean;
+  /** The vaults the project file seeds; undefined when it seeds none, so vault names go unchecked. */
+  vaults?: ReadonlySet<string> | undefined;
 }
 
 /** References between parts of one definition and to the project's systems, and what must not repeat. */

@@ -71,9 +71,11 @@ export function createReferenceContext(
   options: LintOptions = {},
 ): ReferenceContext {
   const usable = config !== undefined && !hasFailures(config.issues);
+  const written = usable ? (config.source.value as ProjectConfig | null) : undefined;
   return {
-    systems: usable ? ((config.source.value as ProjectConfig | null)?.systems ?? {}) : undefined,
+    systems: usable ? (written?.systems ?? {}) : undefined,
     requestSchemas: options.requestSchemas ?? true,
+    vaults: written?.vaults ? new Set(Object.keys(written.vaults)) : undefined,
   };
 }
 
@@ -89,7 +91,7 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
   const issues = [...definition.issues];
   const callints: CallintReference[] = [];
   const shapeValid = runLintRules(definition, issues, [
-    (report) => lintCells(definition, report, (reference) => callints.push(reference)),
+    (report) => lintCells(definition, report, (reference) => callints.push(reference), context.vaults),
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
   ]);

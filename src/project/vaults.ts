@@ -1,0 +1,261 @@
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { threadId } from "node:worker_threads";
+import type { Env } from "../definition/load.js";
+import type { VaultConfig } from "../definition/types.js";
+import type { VaultHandle, VaultStore } from "../engine/vault.js";
+import { BassError } from "../errors.js";
+import type { Sealer } from "../state/seal.js";
+import { openStateKey } from "../state/state-key.js";
+import type { Project } from "./project.js";
+
+/** A vault as a file holds it: items as JSON, secrets sealed with the state key. */
+interface VaultFile {
+  items: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+export interface VaultStoreOptions {
+  /** The project's folder: vaults are kept in `.bass/vaults/`. */
+  dir: string;
+  /** The project file's `vaults:`, whose seeds are written for keys a vault does not hold yet. */
+  seeds: Readonly<Record<string, VaultConfig>>;
+  /** The state key's sealer, opened when a vault first needs it. */
+  sealer(): Promise<Sealer>;
+}
+
+/** The vaults of a project, their secrets sealed with its state key (`BASS_STATE_KEY` of `env` wins). */
+export function projectVaults(project: Project, env: Env): VaultStore {
+  let sealer: Promise<Sealer> | undefined;
+  return createVaultStore({
+    dir: project.dir,
+    seeds: project.config.vaults ?? {},
+    sealer: () => (sealer ??= openStateKey(project.dir, env)),
+  });
+}
+
+/** How often a run waiting for a vault looks again. */
+const pollMs = 5;
+
+export function createVaultStore(options: VaultStoreOptions): VaultStore {
+  const folder = join(options.dir, ".bass", "vaults");
+  const fileOf = (name: string) => join(folder, `${checkedName(name)}.json`);
+
+  /** The vault's file, with the seeds of keys it does not hold yet written in. */
+  const load = async (name: string): Promise<VaultFile> => {
+    const path = fileOf(name);
+    const stored: VaultFile = existsSync(path)
+      ? (JSON.parse(readFileSync(path, "utf8")) as VaultFile)
+      : { items: {}, secrets: {} };
+    const seed = Object.hasOwn(options.seeds, name) ? options.seeds[name] : undefined;
+    let seeded = false;
+    for (const [key, value] of Object.entries(seed?.items ?? {}))
+      if (!Object.hasOwn(stored.items, key)) {
+        stored.items[key] = value;
+        seeded = true;
+      }
+    const secrets = Object.entries(seed?.secrets ?? {}).filter(
+      ([key]) => !Object.hasOwn(stored.secrets, key),
+    );
+    if (secrets.length) {
+      const sealer = await options.sealer();
+      for (const [key, value] of secrets)
+        stored.secrets[key] = sealer.seal(Buffer.from(String(value)), secretContext(name, key));
+      seeded = true;
+    }
+    if (seeded || !existsSync(path)) save(path, stored);
+    return stored;
+  };
+
+  return {
+    async open(name, deadline, onSecret) {
+      const lock = await acquire(folder, checkedName(name), deadline);
+      try {
+        const stored = await load(name);
+        const sealer = await options.sealer();
+        const handle = vaultHandle(name, stored, () => save(fileOf(name), stored), sealer, onSecret);
+        let released = false;
+        return {
+          vault: handle.vault,
+          release() {
+            if (released) return;
+            released = true;
+            handle.close();
+            lock.release();
+          },
+        };
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+    },
+    async peek(name) {
+      const stored = await load(name);
+      return { items: stored.items, secretKeys: Object.keys(stored.secrets) };
+    },
+  };
+}
+
+/** A vault name is part of a file name: letters, digits, `_`, `-` and `.`, and not only dots. */
+function checkedName(name: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name) || /^\.+$/.test(name))
+    throw new BassError("USAGE", `${JSON.stringify(name)} is not a vault name (letters, digits, _ - .)`);
+  return name;
+}
+
+/** A sealed secret opens only as the secret of its own vault and key. */
+function secretContext(vault: string, key: string): string {
+  return `vault\u0000${vault}\u0000${key}`;
+}
+
+/** Written whole, then moved in place, private to the user: a crash leaves the old file or the new. */
+function save(path: string, stored: VaultFile): void {
+  mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}-${threadId}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/** The operations of a held vault; after `close` (its cell ended) each one says so. */
+function vaultHandle(
+  name: string,
+  stored: VaultFile,
+  write: () => void,
+  sealer: Sealer,
+  onSecret: (value: string) => void,
+) {
+  let open = true;
+  const key = (given: unknown) => {
+    if (!open) throw new Error(`vault ${name} was let go when the cell that opened it ended: open it again`);
+    if (typeof given !== "string" || given === "")
+      throw new TypeError(`vault ${name}: a key is a non-empty string`);
+    return given;
+  };
+  const has = (kind: keyof VaultFile, at: string) => Object.hasOwn(stored[kind], at);
+  const must = (kind: keyof VaultFile, at: string, present: boolean, operation: string) => {
+    if (has(kind, at) !== present)
+      throw new Error(
+        `vault ${name}: ${operation} ${present ? "needs" : "refuses"} a key it ${present ? "does not hold" : "holds"}: ${JSON.stringify(at)}`,
+      );
+  };
+  const json = (value: unknown) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+  const setItem = (at: string, value: unknown) => {
+    stored.items[at] = json(value);
+    write();
+  };
+  const setSecret = (at: string, value: unknown) => {
+    const text = String(value);
+    onSecret(text);
+    stored.secrets[at] = sealer.seal(Buffer.from(text), secretContext(name, at));
+    write();
+  };
+  const remove = (kind: keyof VaultFile, at: string) => {
+    delete stored[kind][at];
+    write();
+  };
+  const vault: VaultHandle = {
+    get: (given) => {
+      const at = key(given);
+      return has("items", at) ? json(stored.items[at]) : null;
+    },
+    insert: (given, value) => {
+      const at = key(given);
+      must("items", at, false, "insert");
+      setItem(at, value);
+    },
+    update: (given, value) => {
+      const at = key(given);
+      must("items", at, true, "update");
+      setItem(at, value);
+    },
+    upsert: (given, value) => setItem(key(given), value),
+    delete: (given) => remove("items", key(given)),
+    get_secret: (given) => {
+      const at = key(given);
+      if (!has("secrets", at)) return null;
+      const opened = sealer.open(stored.secrets[at] as string, secretContext(name, at));
+      if (!opened)
+        throw new Error(`vault ${name}: secret ${JSON.stringify(at)} does not open with this state key`);
+      const text = opened.toString("utf8");
+      onSecret(text);
+      return text;
+    },
+    insert_secret: (given, value) => {
+      const at = key(given);
+      must("secrets", at, false, "insert_secret");
+      setSecret(at, value);
+    },
+    update_secret: (given, value) => {
+      const at = key(given);
+      must("secrets", at, true, "update_secret");
+      setSecret(at, value);
+    },
+    upsert_secret: (given, value) => setSecret(key(given), value),
+    delete_secret: (given) => remove("secrets", key(given)),
+  };
+  return {
+    vault,
+    close() {
+      open = false;
+    },
+  };
+}
+
+/**
+ * Holds vault `name` for this run: a lock file made exclusively, which a run of another thread or process
+ * waits on, and takes over when the process that made it is gone.
+ */
+async function acquire(folder: string, name: string, deadline: number): Promise<{ release(): void }> {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const path = join(folder, `${name}.lock`);
+  for (;;) {
+    try {
+      closeSync(openSync(path, "wx", 0o600));
+      writeFileSync(path, `${process.pid}\n`);
+      return {
+        release: () => {
+          try {
+            unlinkSync(path);
+          } catch {
+            // Taken over already, as the lock of a process that was gone.
+          }
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if (holderIsGone(path)) {
+      unlinkSync(path);
+      continue;
+    }
+    if (performance.now() + pollMs > deadline)
+      throw new BassError("VAULT_BUSY", `vault ${name} is held by another run past this cell's time limit`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** The lock's process has ended (killed mid-run): its lock is stale. */
+function holderIsGone(path: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path, "utf8").trim());
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
