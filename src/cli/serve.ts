@@ -121,7 +121,8 @@ function describeEndpoints(set: ServedSet): string {
 function watchProject(set: ServedSet, reload: () => void): { close(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watcher = watchTree(set.project.dir, (file) => {
-    if (!/\.ya?ml$/.test(file)) return;
+    // Definitions, the project file, and the shared modules it names.
+    if (!/\.(ya?ml|[cm]?js)$/.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(reload, 100);
   });

@@ -44,7 +44,7 @@ export async function watchTests(
     output.stderr(output.paint.dim("watching for changes (Ctrl-C to stop)\n"));
   };
   const watcher = watchTree(root, (file) => {
-    if (!/\.(ya?ml|json)$/.test(file)) return;
+    if (!/\.(ya?ml|json|[cm]?js)$/.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
       running = running.then(runOnce);

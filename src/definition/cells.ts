@@ -33,6 +33,7 @@ export const specialFunctionNames = [
   "decimal",
   "data_utils",
   "open_vault",
+  "import_module",
 ] as const;
 
 /** The run's own variables, in every cell's namespace: its request, its answer and its id. */

@@ -19,6 +19,8 @@ export const rules = {
   "unknown-system": "A service request names a system that the project file does not have.",
   "unknown-vault":
     "An `open_vault('name')` with a literal name names a vault the project file does not seed.",
+  "unknown-module":
+    "An `import_module('name')` with a literal name names no module of the project file's `modules`.",
   "missing-service-request": "A REQUEST or RESPONSE mask or rule without a service_request.",
   "duplicate-name": "Two integrations share a name.",
   "duplicate-formula-variable": "Two service requests share a formula variable.",
@@ -99,6 +101,11 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
     description:
       "A `service_request` key, or `x.request` / `x.response` in a cell, names a formula variable that no service request of the integration has.",
     help: "Use the formula_variable of one of the integration's service requests, or add the service request.",
+  },
+  "unknown-module": {
+    description:
+      "`import_module('name')` with a literal name names no module of the project file's `modules`, so the cell fails when it runs.",
+    help: "Use the name of one of the project file's modules, or add it there: `modules: { name: path/to/file.js }`.",
   },
   "unknown-vault": {
     description:

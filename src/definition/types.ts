@@ -176,6 +176,8 @@ export interface ProjectConfig {
   serve?: ServeConfig;
   limits?: LimitsConfig;
   vaults?: Record<string, VaultConfig>;
+  /** Shared modules cells import with import_module(name): name → file, relative to the project file. */
+  modules?: Record<string, string>;
 }
 
 /** What a vault starts with: items and secrets written for each key it does not hold yet. */

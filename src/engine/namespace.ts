@@ -1,6 +1,7 @@
 import { loopVariables } from "../definition/cells.js";
 import { callIntegration } from "./callint.js";
 import { createScrubber } from "./masks.js";
+import { createModuleLoader, type ModuleFiles } from "./modules.js";
 import { moneyLibraries } from "./money.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
@@ -140,7 +141,7 @@ function logger(state: RunState, level: "info" | "warn" | "error") {
     void addItem(state, { kind: "LOG", level, data: snapshot(args.length === 1 ? args[0] : args) });
 }
 
-const specialNames = new Set([...Object.keys(specials), ...Object.keys(moneyLibraries)]);
+const specialNames = new Set([...Object.keys(specials), ...Object.keys(moneyLibraries), "import_module"]);
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
@@ -154,13 +155,17 @@ function deepFreeze<T>(value: T): T {
  * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
  * one makes it for the namespace's run and keeps it as the namespace's own, since most runs call none.
  */
-export function createRunRealm(): CellRealm {
-  return createCellRealm({
-    specialNames: Object.keys(specials),
+export function createRunRealm(modules: ModuleFiles = { dir: ".", paths: {} }): CellRealm {
+  const importModule = createModuleLoader(() => realm, modules);
+  const realm = createCellRealm({
+    specialNames: [...Object.keys(specials), "import_module"],
     natives: moneyLibraries,
     special: (namespace, name) =>
-      (specials[name] as Special)(RunOf.of(namespace), namespace) as SpecialImplementation,
+      name === "import_module"
+        ? importModule
+        : ((specials[name] as Special)(RunOf.of(namespace), namespace) as SpecialImplementation),
   });
+  return realm;
 }
 
 /**

@@ -66,6 +66,8 @@ export interface CellRealm {
   enter(call: CellCall | undefined): CellCall | undefined;
   /** Ends a call at its deadline: every later check of its code throws. */
   expire(call: CellCall): void;
+  /** Freezes a value of the realm and all it reaches, as the built-ins are. */
+  harden(value: unknown): void;
 }
 
 /** The realm's side, evaluated in it once: its checks, its copy of plain data and the namespace's base. */
@@ -77,6 +79,8 @@ const bootstrap = String.raw`(host) => {
   // every thousandth of a fast one, so a deadline holds whatever a body does.
   const tick = (call) => {
     const running = current ?? call;
+    // A shared module's function called outside any cell (its own top level): no deadline to keep.
+    if (running === undefined) return;
     if (running.expired) throw new RangeError("the cell ran past its time limit");
     if (--running.countdown > 0) return;
     const time = now();
@@ -358,6 +362,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     createCall: (deadline) => realm.createCall(deadline),
     expire: (call) => realm.expire(call),
     adopt: (value) => realm.adopt(value),
+    harden: (value) => realm.harden(value),
     createNamespace: () => realm.createNamespace(),
     enter: (call) => realm.enter(call),
   };

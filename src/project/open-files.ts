@@ -44,7 +44,8 @@ export function openProjectFiles(options: OpenProjectOptions): {
   const snapshots: Record<string, CompileSnapshot> = {};
   // Made on the first compile: opening a project to read its history needs none.
   let realm: CellRealm | undefined;
-  const realmOf = () => (realm ??= createRunRealm());
+  const modules = { dir: resolved.dir, paths: resolved.config.value?.modules ?? {} };
+  const realmOf = () => (realm ??= createRunRealm(modules));
   for (const definition of usableDefinitions(definitions, issues)) {
     const { integration, snapshot } = compileRecorded(definition, realmOf());
     if (integration) compiled.set(definition, integration);

@@ -69,7 +69,7 @@ export function restoreProject(
     definitions,
     issues,
     compile: (definition) => {
-      realm ??= createRunRealm();
+      realm ??= createRunRealm({ dir: snapshot.dir, paths: file.value?.modules ?? {} });
       return compileFromSnapshot(definition, snapshot.compiled[definition.path], realm);
     },
   });

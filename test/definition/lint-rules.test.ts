@@ -133,6 +133,14 @@ const cases: RuleCase[] = [
     passes: `name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
   },
   {
+    rule: "unknown-module",
+    trips: "name: a\nbefore_hook: |\n  keep({ m: import_module('helpres') })\n",
+    at: [3, 27],
+    // A cell's own import_module is its own business.
+    passes: "name: a\nbefore_hook: |\n  const import_module = (name) => name\n  keep({ m: import_module('helpres') })\n",
+    options: { project: `${defaultProjectFile}modules:\n  helpers: lib/helpers.js\n` },
+  },
+  {
     rule: "unknown-vault",
     trips: "name: a\nbefore_hook: |\n  keep({ v: await open_vault('partnrs') })\n",
     at: [3, 30],

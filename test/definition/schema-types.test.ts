@@ -107,6 +107,7 @@ const keys = {
     serve: true,
     limits: true,
     vaults: true,
+    modules: true,
   } satisfies Keys<ProjectConfig>,
   system: {
     adapter: true,

@@ -29,6 +29,8 @@ interface CellFacts {
   integrationNames: Literal[];
   /** First arguments of `open_vault("name")` written as string literals, when open_vault is not shadowed. */
   vaultNames: Literal[];
+  /** First arguments of `import_module("name")` written as string literals, when import_module is not shadowed. */
+  moduleNames: Literal[];
 }
 
 /** A `callint` of an integration named by a literal: whether the project has it is known only of a whole project. */
@@ -43,8 +45,9 @@ export function lintCells(
   loaded: LoadedDefinition,
   report: Report,
   noteCallint: (reference: CallintReference) => void = () => {},
-  vaults?: ReadonlySet<string>,
+  known: { vaults?: ReadonlySet<string> | undefined; modules?: ReadonlySet<string> | undefined } = {},
 ): void {
+  const { vaults, modules } = known;
   const definition = loaded.source.value as Definition;
   const formulaVariables = new Set(
     objectItems(definition.service_requests).map(([request]) => request.formula_variable),
@@ -79,6 +82,14 @@ export function lintCells(
         cell: analysedCell.cell.label,
         at: analysedCell.at(literal),
       });
+    for (const literal of modules ? analysedCell.facts.moduleNames : []) {
+      if (modules?.has(String(literal.value))) continue;
+      report(
+        "unknown-module",
+        `${analysedCell.cell.label}: the project file has no module ${JSON.stringify(String(literal.value))}${listKnown(modules ?? [])}`,
+        analysedCell.at(literal),
+      );
+    }
     for (const literal of vaults ? analysedCell.facts.vaultNames : []) {
       if (vaults?.has(String(literal.value))) continue;
       report(
@@ -195,6 +206,7 @@ function walkFacts(program: Program): CellFacts {
   const setNames: Literal[] = [];
   const integrationNames: Literal[] = [];
   const vaultNames: Literal[] = [];
+  const moduleNames: Literal[] = [];
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
     VariablePattern: (node: Identifier) => void declared.add(node.name),
@@ -212,6 +224,7 @@ function walkFacts(program: Program): CellFacts {
         if (node.callee.name === "map_value") setNames.push(argument);
         if (node.callee.name === "callint") integrationNames.push(argument);
         if (node.callee.name === "open_vault") vaultNames.push(argument);
+        if (node.callee.name === "import_module") moduleNames.push(argument);
       }
       if (
         node.callee.type !== "Identifier" ||
@@ -255,5 +268,6 @@ function walkFacts(program: Program): CellFacts {
     setNames: isFree("map_value") ? setNames : [],
     integrationNames: isFree("callint") ? integrationNames : [],
     vaultNames: isFree("open_vault") ? vaultNames : [],
+    moduleNames: isFree("import_module") ? moduleNames : [],
   };
 }

@@ -15,6 +15,8 @@ export interface ReferenceContext {
   requestSchemas: boolean;
   /** The vaults the project file seeds; undefined when it seeds none, so vault names go unchecked. */
   vaults?: ReadonlySet<string> | undefined;
+  /** The project file's modules; undefined when no usable project file is known. */
+  modules?: ReadonlySet<string> | undefined;
 }
 
 /** References between parts of one definition and to the project's systems, and what must not repeat. */

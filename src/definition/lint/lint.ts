@@ -76,6 +76,7 @@ export function createReferenceContext(
     systems: usable ? (written?.systems ?? {}) : undefined,
     requestSchemas: options.requestSchemas ?? true,
     vaults: written?.vaults ? new Set(Object.keys(written.vaults)) : undefined,
+    modules: usable ? new Set(Object.keys(written?.modules ?? {})) : undefined,
   };
 }
 
@@ -91,7 +92,7 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
   const issues = [...definition.issues];
   const callints: CallintReference[] = [];
   const shapeValid = runLintRules(definition, issues, [
-    (report) => lintCells(definition, report, (reference) => callints.push(reference), context.vaults),
+    (report) => lintCells(definition, report, (reference) => callints.push(reference), context),
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
   ]);
