@@ -1,4 +1,5 @@
 import type { Env } from "../definition/load.js";
+import { describeSchedule, nextRun, type Schedule } from "../definition/schedule.js";
 import { openProject } from "../project/open.js";
 import { brokenFiles } from "../project/usable.js";
 import type { Output } from "./output.js";
@@ -19,6 +20,8 @@ interface Listed {
   active: boolean;
   /** It has findings that keep it from running (bass validate shows them). */
   broken: boolean;
+  /** When bass serve runs it: its schedule, and the next time from now. */
+  schedule?: { every?: string; cron?: string; tz?: string; next_run: string | null };
 }
 
 /** `bass list [--json]`: each integration with its endpoints, systems and file, broken ones marked. */
@@ -37,14 +40,32 @@ export async function runList(options: ListOptions, output: Output): Promise<num
     systems: [...new Set((value?.service_requests ?? []).map((request) => request.system))],
     active: value?.active !== false,
     broken: broken.includes(file),
+    ...(value?.schedule ? { schedule: scheduleOf(value.schedule) } : {}),
   }));
   listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (options.json) {
     output.stdout(`${JSON.stringify(listed, null, 2)}\n`);
     return 0;
   }
-  output.stdout(formatTable(listed));
+  output.stdout(formatTable(listed) + formatSchedules(listed));
   return 0;
+}
+
+function scheduleOf(schedule: Schedule): NonNullable<Listed["schedule"]> {
+  const { every, cron, tz } = schedule;
+  return { every, cron, tz, next_run: nextRun(schedule)?.toISOString() ?? null };
+}
+
+/** The schedules under the table: each one's integration, its times and the next of them. */
+function formatSchedules(listed: readonly Listed[]): string {
+  const scheduled = listed.filter((integration) => integration.schedule);
+  if (scheduled.length === 0) return "";
+  const width = Math.max(...scheduled.map((integration) => integration.name.length));
+  const lines = scheduled.map(({ name, schedule }) => {
+    const next = schedule?.next_run ? `next ${schedule.next_run}` : "cannot run (bass validate says why)";
+    return `  ${name.padEnd(width)}  ${describeSchedule(schedule as Schedule)}, ${next}`;
+  });
+  return `\nSCHEDULES (run by bass serve)\n${lines.join("\n")}\n`;
 }
 
 function formatTable(listed: readonly Listed[]): string {

@@ -19,6 +19,8 @@ export const rules = {
   "unknown-system": "A service request names a system that the project file does not have.",
   "unknown-vault":
     "An `open_vault('name')` with a literal name names a vault the project file does not seed.",
+  "schedule-invalid":
+    "A `schedule` that cannot run: a cron pattern or time zone that is not one, or an `every` without a unit.",
   "unknown-module":
     "An `import_module('name')` with a literal name names no module of the project file's `modules`.",
   "missing-service-request": "A REQUEST or RESPONSE mask or rule without a service_request.",
@@ -101,6 +103,11 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
     description:
       "A `service_request` key, or `x.request` / `x.response` in a cell, names a formula variable that no service request of the integration has.",
     help: "Use the formula_variable of one of the integration's service requests, or add the service request.",
+  },
+  "schedule-invalid": {
+    description:
+      "A definition's `schedule` has both or neither of `every` and `cron`, a cron pattern or `tz` that croner refuses, or an `every` that is not a whole number and a unit.",
+    help: 'Give `every: 5m` or `cron: "0 9 * * 1-5"` (with `tz: Europe/Paris` if need be).',
   },
   "unknown-module": {
     description:

@@ -106,6 +106,8 @@ export type Definition = {
   active?: boolean;
   run_async?: boolean;
   http_api?: boolean;
+  /** Runs it under bass serve at a fixed interval or on a cron pattern, with a static payload. */
+  schedule?: { every?: string; cron?: string; tz?: string; payload?: unknown };
   timeout_ms?: number;
   endpoints?: Endpoint[];
   request_schema?: Record<string, unknown> | boolean;

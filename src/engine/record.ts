@@ -3,7 +3,7 @@ import type { AdapterResponse } from "../adapters/adapter.js";
 
 export type RunStatus = "success" | "failure" | "running";
 /** What starts a run: `bass run`, a request to serve, `bass test`, or a re-run of another run. */
-export const runTriggers = ["cli", "http", "test", "rerun", "callint"] as const;
+export const runTriggers = ["cli", "http", "test", "rerun", "callint", "schedule"] as const;
 export type RunTrigger = (typeof runTriggers)[number];
 
 /** A byte-string payload as history keeps it: its length and the start of its text. */

@@ -12,12 +12,13 @@ import { createSealer } from "../state/seal.js";
 import { readStateKey } from "../state/state-key.js";
 import { tightenStateDir } from "../state/tighten.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
-import type { HandledResponse, ServeRequest, WorkerRuns } from "./context.js";
-import { createHandler } from "./handler.js";
+import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
+import { createHandler, createScheduledRunner } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
 import { createErrorLog, type LogError } from "./problem.js";
 import { createRunEvents } from "./run-events.js";
+import { startSchedules } from "./schedules.js";
 import { idempotencyDir, type LoadServedSetOptions, loadServedSet, type ServedSet } from "./served-set.js";
 
 export interface ServeAppOptions extends LoadServedSetOptions {
@@ -121,7 +122,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   let workers = pool && (await workerRunsOf(pool, 1, systems));
   let poolClosed: Promise<void> | undefined;
   const closePool = () => (poolClosed ??= pool?.close() ?? Promise.resolve());
-  const handle = createHandler({
+  const context: ServeContext = {
     boundHost: options.host ?? set.settings.host,
     current: () => ({ set, adapters: systems.resolve, workers, vaults }),
     history,
@@ -134,7 +135,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       ? (runId, input) => sealRequest(sealer, runId, input, unkeptHeaders)
       : undefined,
     sealer,
-  });
+  };
+  const handle = createHandler(context);
+  const runScheduled = createScheduledRunner(context);
+  let schedules = startSchedules(set, runScheduled);
 
   return {
     handle,
@@ -151,6 +155,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       return outcome;
     },
     async close(graceMs = 0) {
+      schedules.stop();
       events.close();
       await reloads;
       try {
@@ -187,6 +192,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     vaults = projectVaults(next.set.project, options.env);
     if (sameSystems(set, next.set)) {
       set = next.set;
+      schedules.stop();
+      schedules = startSchedules(set, runScheduled);
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       return { ok: true, set };
     }
@@ -195,6 +202,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       await limiter.idle();
       systems = await startSystemsOf(next.set, options);
       set = next.set;
+      schedules.stop();
+      schedules = startSchedules(set, runScheduled);
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       await old.adapters.close();
       return { ok: true, set };

@@ -25,6 +25,7 @@ import {
 } from "./problem.js";
 import { parseQuery } from "./query.js";
 import type { RouteMatch } from "./routes.js";
+import type { RunScheduled } from "./schedules.js";
 import type { EndpointTarget, ServedSet } from "./served-set.js";
 import { parseRequestTarget, type RequestTarget } from "./target.js";
 import { uiFile } from "./ui-files.js";
@@ -284,6 +285,38 @@ async function rerunInSlot(
     release();
     throw error;
   }
+}
+
+/**
+ * A scheduled run, as a request's: in one of the limiter's slots (none free: this time is skipped, as a
+ * busy server answers 503), with the set serving now; resolves when the run has ended.
+ */
+export function createScheduledRunner(context: ServeContext): RunScheduled {
+  return async (integration, input) => {
+    const release = context.limiter.tryAcquire();
+    if (!release) return;
+    let ended: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    try {
+      await runEndpoint(
+        context,
+        context.current(),
+        integration,
+        input,
+        () => {
+          release();
+          ended();
+        },
+        { trigger: "schedule" },
+      );
+    } catch (error) {
+      release();
+      throw error;
+    }
+    await done;
+  };
 }
 
 /** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */

@@ -133,6 +133,12 @@ const cases: RuleCase[] = [
     passes: `name: a\nvalue_mapping_sets:\n  - { name: statuses, mappings: [] }\nservice_requests:\n${httpRequest("      - { field: body.s, value: input.payload.s, value_mapping_set: statuses }\n")}`,
   },
   {
+    rule: "schedule-invalid",
+    trips: "name: a\nschedule: { cron: '0 25 * * *' }\n",
+    at: [2, 13],
+    passes: "name: a\nschedule: { cron: '0 9 * * 1-5', tz: UTC }\n",
+  },
+  {
     rule: "unknown-module",
     trips: "name: a\nbefore_hook: |\n  keep({ m: import_module('helpres') })\n",
     at: [3, 27],

@@ -29,6 +29,7 @@ const keys = {
     active: true,
     run_async: true,
     http_api: true,
+    schedule: true,
     timeout_ms: true,
     endpoints: true,
     request_schema: true,

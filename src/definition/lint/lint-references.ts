@@ -3,6 +3,7 @@ import { parseFieldPath } from "../field-path.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
 import { requestSchemaProblems } from "../request-schema.js";
+import { scheduleProblem } from "../schedule.js";
 import type { Definition, SystemConfig } from "../types.js";
 import type { ValuePath } from "../value-path.js";
 import { listKnown } from "./list-known.js";
@@ -22,6 +23,7 @@ export interface ReferenceContext {
 /** References between parts of one definition and to the project's systems, and what must not repeat. */
 export function lintReferences(loaded: LoadedDefinition, context: ReferenceContext, report: Report): void {
   const definition = loaded.source.value as Definition;
+  lintSchedule(definition.schedule, report);
   const requests = objectItems(definition.service_requests);
   const sets = objectItems(definition.value_mapping_sets);
   const names: DefinedNames = {
@@ -132,6 +134,17 @@ function checkServiceRequest(
       [...at, "service_request"],
     );
   }
+}
+
+/** A schedule that cannot run, at the key that says why. */
+function lintSchedule(schedule: Definition["schedule"], report: Report): void {
+  if (!isObject(schedule)) return;
+  const problem = scheduleProblem(schedule);
+  if (!problem) return;
+  report("schedule-invalid", problem.message, [
+    "schedule",
+    ...(problem.key in schedule ? [problem.key] : []),
+  ]);
 }
 
 type ServiceRequest = NonNullable<Definition["service_requests"]>[number];
