@@ -112,6 +112,7 @@ export function createProgram(context: ProgramContext): Command {
       .option("--query <name=value>", "a query parameter (input.params); repeatable", collect, [])
       .option("--path <name=value>", "a path parameter (input.path); repeatable", collect, [])
       .option("--header <header>", 'a request header, "Name: value"; repeatable', collect, [])
+      .option("--file <name=path>", "a file of the request (input.files.name); repeatable", collect, [])
       .option(
         "--mock <file>",
         "answer service requests from this file (YAML or JSON) instead of calling systems",
@@ -139,6 +140,7 @@ export function createProgram(context: ProgramContext): Command {
         query: string[];
         path: string[];
         header: string[];
+        file: string[];
         mock?: string;
         record?: string;
         replay?: string;
@@ -160,6 +162,7 @@ export function createProgram(context: ProgramContext): Command {
           query: options.query,
           path: options.path,
           header: options.header,
+          file: options.file,
           mock,
           record,
           replay,

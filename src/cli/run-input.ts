@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, extname, resolve } from "node:path";
+import type { UploadedFile } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { parseJson } from "../project/data-file.js";
@@ -15,6 +16,8 @@ export interface ReadInputOptions {
   query?: readonly string[] | undefined;
   path?: readonly string[] | undefined;
   header?: readonly string[] | undefined;
+  /** `--file name=PATH`: files of the request, by field name. */
+  file?: readonly string[] | undefined;
   cwd: string;
   readStdin: () => Promise<string>;
 }
@@ -38,7 +41,42 @@ export async function readRunInput(
       );
     }
   }
-  return { input: withFlags(input, options), warnings };
+  const files = readFiles(options.file ?? [], options.cwd);
+  return { input: { ...withFlags(input, options), ...(files ? { files } : {}) }, warnings };
+}
+
+/** Types by extension for `--file`; anything else is application/octet-stream. */
+const fileTypes: Readonly<Record<string, string>> = {
+  ".json": "application/json",
+  ".xml": "application/xml",
+  ".csv": "text/csv",
+  ".txt": "text/plain",
+  ".pdf": "application/pdf",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+};
+
+/** `--file name=PATH`s as the request's files, as serve gives a form's: by field name, a name twice a list. */
+function readFiles(flags: readonly string[], cwd: string): RunInput["files"] {
+  if (flags.length === 0) return undefined;
+  const files: Record<string, UploadedFile | UploadedFile[]> = {};
+  for (const flag of flags) {
+    const at = flag.indexOf("=");
+    if (at <= 0) throw new BassError("USAGE", `--file takes name=PATH, not ${JSON.stringify(flag)}`);
+    const path = flag.slice(at + 1);
+    const bytes = new Uint8Array(readFileSync(resolve(cwd, path)));
+    const file = {
+      name: basename(path),
+      type: fileTypes[extname(path).toLowerCase()] ?? "application/octet-stream",
+      size: bytes.byteLength,
+      bytes,
+    };
+    const field = flag.slice(0, at);
+    const before = files[field];
+    files[field] = before === undefined ? file : Array.isArray(before) ? [...before, file] : [before, file];
+  }
+  return files;
 }
 
 /** An object of envelope keys only, `payload` among them: what a file meant for --input-envelope is. */

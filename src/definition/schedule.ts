@@ -10,7 +10,8 @@ export function everyMs(text: string): number | undefined {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   if (!match) return undefined;
   const ms = Number(match[1]) * (units[match[2] as string] as number);
-  return ms > 0 ? ms : undefined;
+  // Node's timers wait at most 2^31 - 1 ms (about 24.8 days): a longer interval would fire at once.
+  return ms > 0 && ms <= 2 ** 31 - 1 ? ms : undefined;
 }
 
 /** Why a schedule cannot run (a cron pattern or time zone croner refuses, an `every` it cannot read), or undefined. */
@@ -25,7 +26,7 @@ export function scheduleProblem(
   if (schedule.every !== undefined && everyMs(schedule.every) === undefined)
     return {
       key: "every",
-      message: `every ${JSON.stringify(schedule.every)} is not a number and a unit (500ms, 30s, 5m, 1h, 1d)`,
+      message: `every ${JSON.stringify(schedule.every)} is not a number and a unit (500ms, 30s, 5m, 1h, 1d) of at most 24 days; use cron for longer`,
     };
   if (schedule.cron === undefined) return undefined;
   if (schedule.tz !== undefined && !isTimeZone(schedule.tz))

@@ -35,6 +35,8 @@ export interface CallintAnswer {
   status: RunStatus;
   durationMs: number;
   output: OutputData;
+  /** What the child masked: the parent masks it too, wherever the child's answer carries it. */
+  masked: readonly string[];
 }
 
 /** Runs another integration of the project for callint: where runs happen, with their systems and history. */
@@ -78,6 +80,7 @@ export async function callIntegration(
       masked: [...state.maskedValues, ...state.secrets],
     },
   });
+  for (const value of answer.masked) state.maskedValues.add(value);
   addItem(state, {
     kind: "CALLINT",
     run_id: answer.runId,

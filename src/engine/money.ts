@@ -33,6 +33,11 @@ const decimalSource = () => `(() => {
     if (value === null || value === undefined) return null;
     if (value instanceof Decimal) return value;
     if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("decimal: not a finite number: " + value);
+    // Money has no need of more: a longer text, or an exponent past 1000, would keep a cell busy past its limit.
+    const text = String(value).trim();
+    const exponent = /e([+-]?\\d+)$/i.exec(text);
+    if (text.length > 100 || (exponent && Math.abs(Number(exponent[1])) > 1000))
+      throw new TypeError("decimal: a number of more than 100 characters, or an exponent past 1000: " + JSON.stringify(text.slice(0, 20)));
     try {
       return new Decimal(typeof value === "string" ? value.trim() : value);
     } catch {
@@ -92,9 +97,10 @@ const dataUtilsSource = () => `((decimal) => {
     const parts = { year: 1900, month: 1, day: 1, hour: 0, minute: 0, second: 0, microsecond: 0 };
     order.forEach((directive, index) => {
       const found = match[index + 1];
-      const month = (name) => monthNames.findIndex((full) => full.toLowerCase().startsWith(name.toLowerCase())) + 1;
+      const month = (name) =>
+        monthNames.findIndex((full) => (name.length === 3 ? full.slice(0, 3) : full).toLowerCase() === name.toLowerCase()) + 1;
       if (directive === "Y") parts.year = Number(found);
-      else if (directive === "y") parts.year = 2000 + Number(found);
+      else if (directive === "y") parts.year = (Number(found) < 69 ? 2000 : 1900) + Number(found);
       else if (directive === "m") parts.month = Number(found);
       else if (directive === "d") parts.day = Number(found);
       else if (directive === "H") parts.hour = Number(found);
@@ -103,6 +109,9 @@ const dataUtilsSource = () => `((decimal) => {
       else if (directive === "f") parts.microsecond = Number(found.padEnd(6, "0"));
       else parts.month = month(found);
     });
+    const days = new Date(Date.UTC(parts.year, parts.month, 0)).getUTCDate();
+    if (parts.month < 1 || parts.month > 12 || parts.day < 1 || parts.day > days || parts.hour > 23 || parts.minute > 59 || parts.second > 59)
+      throw new TypeError("convert_date_string: " + JSON.stringify(value) + " is no date");
     return parts;
   };
   const get_current_date_string = (timeZone = "UTC", pattern = "%Y-%m-%d") => {

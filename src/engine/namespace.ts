@@ -38,6 +38,8 @@ class RunOf extends Returning {
   }
 
   static of(namespace: Namespace): RunState {
+    if (!(#state in (namespace as object)))
+      throw new TypeError("a special function is read from a run's namespace only");
     return (namespace as unknown as RunOf).#state;
   }
 }
@@ -91,9 +93,14 @@ const specials: Readonly<Record<string, Special>> = {
   get_namespace: (state, namespace) => () => maskedNamespace(state, namespace),
   open_vault: (state) => async (name: unknown) => {
     if (!state.vaults) throw new Error("open_vault: this run has no vaults");
+    const cell = state.cellsEnded;
     const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, (secret) =>
       state.maskedValues.add(secret),
     );
+    if (state.cellsEnded !== cell) {
+      release();
+      throw new Error(`open_vault: the cell that opened vault ${String(name)} ended before it was free`);
+    }
     // Held until the cell ends: a cell that no longer runs holds nothing, whatever it kept.
     (state.holds ??= []).push(release);
     return vault;

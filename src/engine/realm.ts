@@ -181,7 +181,14 @@ const bootstrap = String.raw`(host) => {
   for (const name of specialNames) {
     Object.defineProperty(base, name, {
       get() {
-        const made = special(this, name);
+        // What bass's side throws is made the realm's here too: a getter called on another object
+        // (through its descriptor) must not hand a cell an error of bass's realm.
+        let made;
+        try {
+          made = special(this, name);
+        } catch (error) {
+          throw realmError(error);
+        }
         const value = typeof made === "function"
           ? wrap(made)
           : Object.freeze(Object.fromEntries(Object.keys(made).map((key) => [key, wrap(made[key])])));
@@ -196,7 +203,13 @@ const bootstrap = String.raw`(host) => {
   for (const name of nativeNames) {
     Object.defineProperty(base, name, {
       get() {
-        return own(this, name, native(name));
+        let made;
+        try {
+          made = native(name);
+        } catch (error) {
+          throw realmError(error);
+        }
+        return own(this, name, made);
       },
       set(value) {
         own(this, name, value);

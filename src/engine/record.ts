@@ -21,6 +21,16 @@ export interface InputData {
   payload: unknown;
   /** Who serve let in (`{ username }`), or null: under no auth, and outside serve. */
   user?: RunUser | null;
+  /** The request's files by field name (`bytes()` and `text()` in a cell; the record keeps name, type, size). */
+  files?: Record<string, UploadedFile | UploadedFile[]>;
+}
+
+/** A file a request carried: a form's file, or a body of another type than JSON and XML. */
+export interface UploadedFile {
+  name: string;
+  type: string;
+  size: number;
+  bytes: Uint8Array;
 }
 
 /** The user of a run: the basic-auth user, or `bearer:<first 8 hex of the token's SHA-256>`. */

@@ -29,6 +29,8 @@ export interface RunState {
   cellDeadline: number;
   /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */
   holds: (() => void)[] | undefined;
+  /** Counts the cells that ended: a vault that opens after its cell ended is let go at once. */
+  cellsEnded: number;
   /** Values from the environment: masked by value in all the run shows. */
   secrets: readonly string[];
   /** When the run started, in ms, and as ISO text (made at the start, while the time cache holds it). */
@@ -130,7 +132,8 @@ async function settleCell(state: RunState, value: PromiseLike<unknown>, wasEnded
 }
 
 /** Lets go of what the cell that ended held: another run may open its vaults now. */
-function letGo(state: RunState): void {
+export function letGo(state: RunState): void {
+  state.cellsEnded++;
   const holds = state.holds;
   if (!holds) return;
   state.holds = undefined;

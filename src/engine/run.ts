@@ -7,13 +7,14 @@ import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
-import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser } from "./record.js";
+import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser, UploadedFile } from "./record.js";
 import { createRunId } from "./run-id.js";
 import {
   addItem,
   callOptional,
   currentInput,
   isoTime,
+  letGo,
   RunEnded,
   type RunState,
   systemClock,
@@ -32,6 +33,7 @@ export interface RunInput {
   headers?: Record<string, string> | undefined;
   fullpath?: string | undefined;
   user?: RunUser | null | undefined;
+  files?: Record<string, UploadedFile | UploadedFile[]> | undefined;
 }
 
 export interface RunOptions {
@@ -68,6 +70,8 @@ export interface RunResult {
   record: RunRecord;
   /** Masks a copy of anything else bass prints or writes about this run (SPEC §4.8): recordings, logs. */
   mask<T>(value: T): T;
+  /** The values the run masked (by its masks, or read as secrets): a callint parent masks them too. */
+  maskedValues: readonly string[];
 }
 
 /** Runs one integration to its end (SPEC §4.4). */
@@ -121,6 +125,7 @@ export function startIntegration(
     vaults: options.vaults,
     cellDeadline: Number.POSITIVE_INFINITY,
     holds: undefined,
+    cellsEnded: 0,
     secrets: options.secrets,
     startedAt,
     startedText: isoTime(startedAt),
@@ -156,6 +161,8 @@ export function startIntegration(
   // Only an async run shows its record before it ends.
   const started = state.runAsync ? maskRecord(buildRecord(state, "running", clock), scrub()) : undefined;
   const completion = steps.then(() => {
+    // Whatever a cell still held (an open it did not await), the run lets go of at its end.
+    letGo(state);
     const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();
     let outputJson = json;
@@ -168,7 +175,8 @@ export function startIntegration(
     const status = state.failure ? "failure" : "success";
     const record = maskRecord(buildRecord(state, status, clock), scrubber);
     const mask = <T>(value: T): T => scrubber(copyOf(value));
-    return { runId: state.id, status, output: final, outputJson, record, mask } as RunResult;
+    const maskedValues = [...state.maskedValues];
+    return { runId: state.id, status, output: final, outputJson, record, mask, maskedValues } as RunResult;
   });
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
@@ -276,7 +284,26 @@ function buildInput(integration: CompiledIntegration, input: RunInput): InputDat
     headers,
     fullpath: input.fullpath ?? fullpathOf(endpoint?.path ?? "/", input.path, input.params),
     user: input.user ?? null,
+    ...(input.files ? { files: cellFiles(input.files) } : {}),
   };
+}
+
+/**
+ * The files as a cell reads them: name, type and size, and `bytes()` and `text()` for the content. The
+ * record keeps the first three (a snapshot leaves functions out), never the content.
+ */
+function cellFiles(files: Record<string, UploadedFile | UploadedFile[]>): InputData["files"] {
+  const one = ({ name, type, size, bytes }: UploadedFile) =>
+    ({
+      name,
+      type,
+      size,
+      bytes: () => new Uint8Array(bytes),
+      text: () => new TextDecoder().decode(bytes),
+    }) as unknown as UploadedFile;
+  return Object.fromEntries(
+    Object.entries(files).map(([field, file]) => [field, Array.isArray(file) ? file.map(one) : one(file)]),
+  );
 }
 
 /**

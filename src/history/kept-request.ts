@@ -1,3 +1,4 @@
+import type { UploadedFile } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
 import type { Sealer } from "../state/seal.js";
 
@@ -17,7 +18,8 @@ export function sealRequest(
       ? { $bytes: Buffer.from(input.payload).toString("base64") }
       : input.payload;
   const headers = input.headers && withoutHeaders(input.headers, unkeptHeaders);
-  return sealer.seal(Buffer.from(JSON.stringify({ ...input, headers, payload })), context(runId));
+  const files = input.files && mapFiles(input.files, (file) => ({ ...file, bytes: base64(file.bytes) }));
+  return sealer.seal(Buffer.from(JSON.stringify({ ...input, headers, payload, files })), context(runId));
 }
 
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
@@ -31,9 +33,35 @@ export function openRequest(sealer: Sealer, runId: string, sealed: string): RunI
   if (!plain) return undefined;
   const input = JSON.parse(plain.toString("utf8")) as RunInput;
   const bytes = (input.payload as { $bytes?: unknown } | null)?.$bytes;
-  return typeof bytes === "string"
-    ? { ...input, payload: new Uint8Array(Buffer.from(bytes, "base64")) }
-    : input;
+  const files =
+    input.files &&
+    mapFiles(input.files, (file) => ({
+      ...file,
+      bytes: fromBase64(file.bytes as unknown as { $bytes: string }),
+    }));
+  const payload = typeof bytes === "string" ? new Uint8Array(Buffer.from(bytes, "base64")) : input.payload;
+  return { ...input, payload, ...(files ? { files } : {}) };
+}
+
+type Files = NonNullable<RunInput["files"]>;
+
+/** Each file of a request, changed by `change`. */
+function mapFiles(files: Files, change: (file: UploadedFile) => UploadedFile): Files {
+  return Object.fromEntries(
+    Object.entries(files).map(([field, file]) => [
+      field,
+      Array.isArray(file) ? file.map(change) : change(file),
+    ]),
+  );
+}
+
+/** Bytes as JSON keeps them: base64 text. */
+function base64(bytes: Uint8Array): Uint8Array {
+  return { $bytes: Buffer.from(bytes).toString("base64") } as unknown as Uint8Array;
+}
+
+function fromBase64(encoded: { $bytes: string }): Uint8Array {
+  return new Uint8Array(Buffer.from(encoded.$bytes, "base64"));
 }
 
 /** A sealed request opens only as the request of its own run. */

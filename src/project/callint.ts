@@ -26,12 +26,15 @@ export function createCallintRunner(
 ): { run: CallintRunner; settled(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
   const run: CallintRunner = async ({ integration: name, input, runAsync, parent }) => {
-    const child = startIntegration(compiledChild(project, name), input, {
+    const integration = compiledChild(project, name);
+    const async = runAsync ?? integration.definition.run_async === true;
+    const child = startIntegration(integration, input, {
       ...project.limits,
       adapters,
       vaults,
       trigger: "callint",
-      secrets: [...project.secrets, ...parent.masked],
+      // The parent's secrets and masked values: the project's secrets are among them.
+      secrets: parent.masked,
       callint: run,
       runAsync,
       timeLeftMs: Math.max(0, parent.remainingMs),
@@ -39,7 +42,7 @@ export function createCallintRunner(
         runId: parent.runId,
         depth: parent.depth,
         // Only a sync child sees its parent's namespace: an async one outlives the call.
-        namespace: runAsync === true ? null : parent.namespace(),
+        namespace: async ? null : parent.namespace(),
       },
     });
     if (child.started) keep(child.started);
@@ -56,6 +59,7 @@ export function createCallintRunner(
         status: "running",
         durationMs: 0,
         output: child.accepted,
+        masked: [],
       };
     const result = await ended;
     return {
@@ -64,6 +68,7 @@ export function createCallintRunner(
       status: result.status,
       durationMs: result.record.duration_ms ?? 0,
       output: result.output,
+      masked: result.maskedValues,
     } satisfies CallintAnswer;
   };
   return {

@@ -1,10 +1,10 @@
 import {
-  closeSync,
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
   renameSync,
+  rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { threadId } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { VaultConfig } from "../definition/types.js";
+import { setOwn } from "../engine/paths.js";
 import type { VaultHandle, VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import type { Sealer } from "../state/seal.js";
@@ -51,7 +52,7 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
   const fileOf = (name: string) => join(folder, `${checkedName(name)}.json`);
 
   /** The vault's file, with the seeds of keys it does not hold yet written in. */
-  const load = async (name: string): Promise<VaultFile> => {
+  const load = async (name: string, write = true): Promise<VaultFile> => {
     const path = fileOf(name);
     const stored: VaultFile = existsSync(path)
       ? (JSON.parse(readFileSync(path, "utf8")) as VaultFile)
@@ -60,7 +61,7 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
     let seeded = false;
     for (const [key, value] of Object.entries(seed?.items ?? {}))
       if (!Object.hasOwn(stored.items, key)) {
-        stored.items[key] = value;
+        setOwn(stored.items, key, value);
         seeded = true;
       }
     const secrets = Object.entries(seed?.secrets ?? {}).filter(
@@ -69,10 +70,10 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
     if (secrets.length) {
       const sealer = await options.sealer();
       for (const [key, value] of secrets)
-        stored.secrets[key] = sealer.seal(Buffer.from(String(value)), secretContext(name, key));
+        setOwn(stored.secrets, key, sealer.seal(Buffer.from(String(value)), secretContext(name, key)));
       seeded = true;
     }
-    if (seeded || !existsSync(path)) save(path, stored);
+    if (write && (seeded || !existsSync(path))) save(path, stored);
     return stored;
   };
 
@@ -99,7 +100,8 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
       }
     },
     async peek(name) {
-      const stored = await load(name);
+      // Read only: a vault a run holds is written by that run alone.
+      const stored = await load(name, false);
       return { items: stored.items, secretKeys: Object.keys(stored.secrets) };
     },
   };
@@ -149,13 +151,13 @@ function vaultHandle(
   };
   const json = (value: unknown) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
   const setItem = (at: string, value: unknown) => {
-    stored.items[at] = json(value);
+    setOwn(stored.items, at, json(value));
     write();
   };
   const setSecret = (at: string, value: unknown) => {
     const text = String(value);
     onSecret(text);
-    stored.secrets[at] = sealer.seal(Buffer.from(text), secretContext(name, at));
+    setOwn(stored.secrets, at, sealer.seal(Buffer.from(text), secretContext(name, at)));
     write();
   };
   const remove = (kind: keyof VaultFile, at: string) => {
@@ -212,29 +214,29 @@ function vaultHandle(
 
 /**
  * Holds vault `name` for this run: a lock file made exclusively, which a run of another thread or process
- * waits on, and takes over when the process that made it is gone.
+ * waits on. A lock is stale, and taken over, when the process that made it is gone, or when it is older
+ * than any cell holds a vault (a worker thread that ended mid-cell, an unreadable lock).
  */
 async function acquire(folder: string, name: string, deadline: number): Promise<{ release(): void }> {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const path = join(folder, `${name}.lock`);
+  const mine = `${process.pid} ${threadId} ${performance.now()}\n`;
   for (;;) {
     try {
-      closeSync(openSync(path, "wx", 0o600));
-      writeFileSync(path, `${process.pid}\n`);
+      writeFileSync(path, mine, { flag: "wx", mode: 0o600 });
       return {
         release: () => {
-          try {
-            unlinkSync(path);
-          } catch {
-            // Taken over already, as the lock of a process that was gone.
-          }
+          // Only its own lock: one taken over meanwhile is another run's.
+          if (readLock(path) === mine) unlinkSync(path);
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    if (holderIsGone(path)) {
-      unlinkSync(path);
+    const held = readLock(path);
+    if (held !== undefined && isStale(path, held)) {
+      // Taken over only as it was judged: a lock made anew meanwhile is left alone.
+      if (readLock(path) === held) rmSync(path, { force: true });
       continue;
     }
     if (performance.now() + pollMs > deadline)
@@ -243,15 +245,29 @@ async function acquire(folder: string, name: string, deadline: number): Promise<
   }
 }
 
-/** The lock's process has ended (killed mid-run): its lock is stale. */
-function holderIsGone(path: string): boolean {
-  let pid: number;
+/** No cell holds a vault longer than this: a lock older is one its holder could not let go of. */
+const staleAfterMs = 10 * 60_000;
+
+function readLock(path: string): string | undefined {
   try {
-    pid = Number(readFileSync(path, "utf8").trim());
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lock's process has ended (killed mid-run), or the lock is older than any cell holds one. */
+function isStale(path: string, held: string): boolean {
+  let age: number;
+  try {
+    age = Date.now() - statSync(path).mtimeMs;
   } catch {
     return false;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (age > staleAfterMs) return true;
+  const pid = Number(held.split(" ", 1)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return age > 2000;
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return false;

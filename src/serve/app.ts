@@ -138,7 +138,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   };
   const handle = createHandler(context);
   const runScheduled = createScheduledRunner(context);
-  let schedules = startSchedules(set, runScheduled);
+  let schedules = startSchedules(set, runScheduled, logError);
 
   return {
     handle,
@@ -193,7 +193,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     if (sameSystems(set, next.set)) {
       set = next.set;
       schedules.stop();
-      schedules = startSchedules(set, runScheduled);
+      schedules = startSchedules(set, runScheduled, logError);
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       return { ok: true, set };
     }
@@ -203,7 +203,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       systems = await startSystemsOf(next.set, options);
       set = next.set;
       schedules.stop();
-      schedules = startSchedules(set, runScheduled);
+      schedules = startSchedules(set, runScheduled, logError);
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       await old.adapters.close();
       return { ok: true, set };

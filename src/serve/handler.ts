@@ -6,7 +6,6 @@ import type { RunStarted } from "../pool/task.js";
 import { createCallintRunner } from "../project/callint.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
 import { userOf } from "./auth.js";
-import { parseBody } from "./body.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
 import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
 import {
@@ -24,6 +23,7 @@ import {
   type ServeResponse,
 } from "./problem.js";
 import { parseQuery } from "./query.js";
+import { readRequestBody } from "./request-body.js";
 import type { RouteMatch } from "./routes.js";
 import type { RunScheduled } from "./schedules.js";
 import type { EndpointTarget, ServedSet } from "./served-set.js";
@@ -136,7 +136,11 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   const { request, url, match, served, scope } = endpoint;
   const { pathname } = url;
   const { set } = served;
-  const body = parseBody(request.body, header(request, "content-type"), { maxDepth: 64 });
+  const body = await readRequestBody(request.body, {
+    method: request.method,
+    contentType: header(request, "content-type"),
+    disposition: header(request, "content-disposition"),
+  });
   if (!body.ok) return answer(pathname, body.status, body.detail);
   // Most requests have no query: its parser (URLSearchParams) is made only for one that does.
   const query = url.search === "" ? {} : parseQuery(url.searchParams);
@@ -144,14 +148,14 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   if (paramErrors.length) {
     return answer(pathname, 400, "the query does not match the endpoint's params", {}, paramErrors);
   }
-  const schemaErrors = set.requestSchemas.get(match.target.integration.name)?.(body.value) ?? [];
+  const schemaErrors = set.requestSchemas.get(match.target.integration.name)?.(body.payload) ?? [];
   if (schemaErrors.length) {
     const detail = "the request body does not match the endpoint's request_schema";
     return answer(pathname, 400, detail, {}, schemaErrors);
   }
 
   const key = idempotentMethods.has(request.method) ? header(request, "idempotency-key") : undefined;
-  const parsed = { payload: body.value, query };
+  const parsed = { payload: body.payload, query, files: body.files };
   if (key === undefined) return runInSlot(context, endpoint, parsed, undefined);
   if (!isIdempotencyKey(key))
     return answer(pathname, 400, "Idempotency-Key must be 1 to 64 visible characters");
@@ -187,11 +191,18 @@ function answerRepeat(
 /** A key's first run: what it answers is kept for the repeats. */
 type FirstRun = Extract<IdempotencyDecision, { kind: "run" }>;
 
+/** What a request gives its run besides its method, path and headers. */
+interface ParsedRequest {
+  payload: unknown;
+  query: Record<string, string | string[]>;
+  files?: RunInput["files"];
+}
+
 /** Runs the endpoint in one of the limiter's slots, or answers 503 when none is free. */
 async function runInSlot(
   context: ServeContext,
   { request, url, match, served, scope }: EndpointRequest,
-  { payload, query }: { payload: unknown; query: Record<string, string | string[]> },
+  { payload, query, files }: ParsedRequest,
   first: FirstRun | undefined,
 ): Promise<HandledResponse> {
   const release = context.limiter.tryAcquire();
@@ -210,6 +221,7 @@ async function runInSlot(
       headers: plainHeaders(request.headers),
       fullpath: url.pathname + url.search,
       user: userOf(scope, header(request, "authorization")),
+      ...(files ? { files } : {}),
     };
     const response = await runEndpoint(context, served, match.target.integration, input, release, {
       trigger: "http",

@@ -12,7 +12,11 @@ export type RunScheduled = (integration: CompiledIntegration, input: RunInput) =
  * while serve serves the set, with trigger `schedule` and its payload as the request body. A run still
  * going at its next time is not doubled. Broken and inactive integrations have no schedule.
  */
-export function startSchedules(set: ServedSet, run: RunScheduled): { stop(): void } {
+export function startSchedules(
+  set: ServedSet,
+  run: RunScheduled,
+  logError: (error: unknown) => void,
+): { stop(): void } {
   const stops: (() => void)[] = [];
   for (const loaded of set.project.definitions) {
     const schedule = loaded.value.schedule;
@@ -24,9 +28,12 @@ export function startSchedules(set: ServedSet, run: RunScheduled): { stop(): voi
     const tick = () => {
       if (running) return;
       running = true;
-      void run(integration, { payload: JSON.parse(payload), method: "POST" }).finally(() => {
-        running = false;
-      });
+      // What goes wrong outside the run (a history that cannot be written) is logged, never thrown.
+      run(integration, { payload: JSON.parse(payload), method: "POST" })
+        .catch(logError)
+        .finally(() => {
+          running = false;
+        });
     };
     if (schedule.every !== undefined) {
       const timer = setInterval(tick, everyMs(schedule.every));

@@ -143,7 +143,8 @@ const cases: RuleCase[] = [
     trips: "name: a\nbefore_hook: |\n  keep({ m: import_module('helpres') })\n",
     at: [3, 27],
     // A cell's own import_module is its own business.
-    passes: "name: a\nbefore_hook: |\n  const import_module = (name) => name\n  keep({ m: import_module('helpres') })\n",
+    passes:
+      "name: a\nbefore_hook: |\n  const import_module = (name) => name\n  keep({ m: import_module('helpres') })\n",
     options: { project: `${defaultProjectFile}modules:\n  helpers: lib/helpers.js\n` },
   },
   {

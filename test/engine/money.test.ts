@@ -84,3 +84,25 @@ describe("data_utils", () => {
     );
   });
 });
+
+describe("decimal's and data_utils' limits", () => {
+  it("refuses numbers no money needs, that would keep a cell busy past its limit", async () => {
+    await expect(evaluate("decimal('1e50000000').toFixed(2)")).rejects.toThrow("an exponent past 1000");
+    await expect(evaluate(`decimal('${"9".repeat(101)}')`)).rejects.toThrow("more than 100 characters");
+  });
+
+  it("reads two-digit years as Python does, and refuses a date that is none", async () => {
+    expect(await evaluate("data_utils.convert_date_string('26/08/78', '%d/%m/%y', '%Y-%m-%d')")).toBe(
+      "1978-08-26",
+    );
+    expect(await evaluate("data_utils.convert_date_string('26/08/24', '%d/%m/%y', '%Y-%m-%d')")).toBe(
+      "2024-08-26",
+    );
+    await expect(evaluate("data_utils.convert_date_string('45/13/2024', '%d/%m/%Y', '%Y')")).rejects.toThrow(
+      "is no date",
+    );
+    await expect(evaluate("data_utils.convert_date_string('09 Xyz 1986', '%d %b %Y', '%Y')")).rejects.toThrow(
+      "is no date",
+    );
+  });
+});

@@ -152,3 +152,26 @@ service_requests:
     expect(result.output.payload).toBe("EvalError");
   });
 });
+
+describe("the special functions' getters", () => {
+  it("throw errors of the realm when called on another object, so no cell reaches bass's Function", async () => {
+    const result = await runDefinition(
+      `name: escape
+on_success_hook: |
+  let escaped = 'nothing thrown'
+  try {
+    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(arguments[0]), 'end').get.call({})
+  } catch (error) {
+    try {
+      escaped = typeof error.constructor.constructor('return process')()
+    } catch {
+      escaped = 'refused'
+    }
+  }
+  output.payload = { escaped }
+`,
+      { payload: {} },
+    );
+    expect(result.output.payload).toEqual({ escaped: "refused" });
+  });
+});

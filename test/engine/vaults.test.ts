@@ -161,3 +161,24 @@ describe("bass validate on open_vault", () => {
     expect((await runCli(["validate"], { cwd: silent })).code).toBe(0);
   });
 });
+
+describe("secrets across callint", () => {
+  it("masks in the parent's record what its child read as a secret", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml":
+        "systems: {}\nvaults:\n  partners:\n    secrets:\n      acme_key: ${env:PARTNER_KEY}\n",
+      "integrations/child.yaml":
+        "name: child\non_success_hook: |\n  const vault = await open_vault('partners')\n  output.payload = { key: vault.get_secret('acme_key') }\n",
+      "integrations/parent.yaml":
+        "name: parent\non_success_hook: \"output.payload = (await callint('child', {})).payload\"\n",
+    });
+    const run = await runCli(["run", "parent", "--json"], { cwd: dir, env: { ...env, NO_COLOR: "1" } });
+    expect(run.code).toBe(0);
+    const history = await runCli(["history", "--json"], { cwd: dir, env: { ...env, NO_COLOR: "1" } });
+    expect(history.stdout).not.toContain(env.PARTNER_KEY);
+    expect(run.stdout).not.toContain(env.PARTNER_KEY);
+    expect(JSON.parse(run.stdout).history.items.at(-1)).toMatchObject({
+      data: { payload: { key: "XXXXXXXXXXXX" } },
+    });
+  });
+});
