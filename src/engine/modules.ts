@@ -15,8 +15,8 @@ const moduleNames = new Set(["module", "exports"]);
 /**
  * `import_module(name)` for one realm: the module's file read and evaluated once, in the cells' realm,
  * the first time a cell asks for it, as CommonJS (`exports.name = …` or `module.exports = {…}`); what it
- * exports is frozen, so no run leaves state in it for another. Its functions keep a calling cell's time
- * limit, as the cell's own code does.
+ * exports is frozen, so that no run changes it. Its code checks the time limit of the cell running it,
+ * which is known while the cell runs up to its first await.
  */
 export function createModuleLoader(realm: () => CellRealm, files: ModuleFiles): (name: unknown) => unknown {
   const loaded = new Map<string, unknown>();
