@@ -28,7 +28,12 @@ export async function measurePage({ rounds = 21 } = {}) {
     const lastId = JSON.parse(recordLine(RUNS - 1)).id;
     const get = async (url) => {
       const started = performance.now();
-      const reply = await app.handle({ method: "GET", url, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
+      const reply = await app.handle({
+        method: "GET",
+        url,
+        headers: { host: "127.0.0.1:3000" },
+        body: new Uint8Array(),
+      });
       if (reply.status !== 200) throw new Error(`${url} answered ${reply.status}`);
       return performance.now() - started;
     };

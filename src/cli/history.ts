@@ -7,10 +7,11 @@ import type { RunRecord } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import type { HistoryFilter, HistoryStore } from "../history/store.js";
-import { openHistory, openProject } from "../project/open.js";
+import { openHistory } from "../project/open.js";
 import { promoteRun } from "../testing/promote.js";
 import { writeFileAtomic } from "../write-atomic.js";
 import type { Output } from "./output.js";
+import { openProjectFile } from "./project-file.js";
 import { renderRecord, renderRunList } from "./render-record.js";
 
 export interface HistoryOptions {
@@ -112,20 +113,5 @@ async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> 
 
 /** The history store of the project found from the options; a project file with errors cannot be used. */
 async function historyOf(options: HistoryOptions): Promise<HistoryStore> {
-  const project = await openProject({
-    cwd: options.cwd,
-    env: options.env,
-    projectDir: options.project,
-    definitions: "none",
-    cache: true,
-  });
-  const error = project.issues.find((issue) => issue.severity === "error");
-  if (error) {
-    throw new BassError(
-      "PROJECT_INVALID",
-      `${error.message} (${error.rule}); bass validate lists every problem of the project file`,
-      { position: { file: error.file, line: error.line, column: error.column } },
-    );
-  }
-  return openHistory(project);
+  return openHistory(await openProjectFile(options));
 }

@@ -3,10 +3,9 @@ import { join } from "node:path";
 import type { Env } from "../definition/load.js";
 import { maskText } from "../engine/masks.js";
 import { BassError } from "../errors.js";
-import { openProject } from "../project/open.js";
-import { assertUsable, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
 import type { Output } from "./output.js";
+import { openProjectFile } from "./project-file.js";
 
 export interface VaultCommandOptions {
   project?: string | undefined;
@@ -20,14 +19,7 @@ const waitMs = 5000;
 
 /** The project's vaults, as `bass vault` reaches them. */
 async function openVaults(options: VaultCommandOptions) {
-  const project = await openProject({
-    cwd: options.cwd,
-    env: options.env,
-    projectDir: options.project,
-    definitions: "none",
-    cache: true,
-  });
-  assertUsable(issuesOf(project.issues, [project.file.file]), "the project");
+  const project = await openProjectFile(options);
   return { project, store: projectVaults(project, options.env) };
 }
 

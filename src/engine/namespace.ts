@@ -102,7 +102,8 @@ const specials: Readonly<Record<string, Special>> = {
       throw new Error(`open_vault: the cell that opened vault ${String(name)} ended before it was free`);
     }
     // Held until the cell ends: a cell that no longer runs holds nothing, whatever it kept.
-    (state.holds ??= []).push(release);
+    state.holds ??= [];
+    state.holds.push(release);
     return vault;
   },
   calladapter:

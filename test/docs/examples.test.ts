@@ -229,7 +229,7 @@ const examples: Record<string, HowItRuns> = {
   "npx bass vault list": { folder: "project", exit: 0 },
   "npx bass vault list products": { folder: "project", exit: 0 },
   "npx bass vault get products savings": { folder: "project", exit: 0 },
-  [`npx bass vault set products savings '{"product_code":"SAV","min_deposit":"50.00"}'`]: {
+  'npx bass vault set products savings \'{"product_code":"SAV","min_deposit":"50.00"}\'': {
     folder: "project",
     exit: 0,
   },

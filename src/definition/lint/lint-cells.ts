@@ -1,4 +1,4 @@
-import type { Identifier, Literal, MemberExpression, Node, Program } from "acorn";
+import type { Identifier, Literal, MemberExpression, Node, ObjectExpression, Program } from "acorn";
 import { simple } from "acorn-walk";
 import { parseCell } from "../cell-syntax.js";
 import { type CellRef, listCells, loopVariables, runVariableNames, specialFunctionNames } from "../cells.js";
@@ -23,15 +23,16 @@ interface CellFacts {
   /** `fv` of each `fv.request` / `fv.response` where `fv` is free and no name the namespace always has. */
   formulaVariables: Identifier[];
   kept: string[];
-  /** First arguments of `map_value("set", …)` written as string literals, when map_value is not shadowed. */
-  setNames: Literal[];
-  /** First arguments of `callint("name", …)` written as string literals, when callint is not shadowed. */
-  integrationNames: Literal[];
-  /** First arguments of `open_vault("name")` written as string literals, when open_vault is not shadowed. */
-  vaultNames: Literal[];
-  /** First arguments of `import_module("name")` written as string literals, when import_module is not shadowed. */
-  moduleNames: Literal[];
+  /**
+   * First arguments written as string literals of the special functions that name something (`map_value`'s
+   * set, `callint`'s integration, `open_vault`'s vault, `import_module`'s module), where not shadowed.
+   */
+  named: Record<NamingFunction, Literal[]>;
 }
+
+/** The special functions whose first argument names a set, an integration, a vault or a module. */
+const namingFunctions = ["map_value", "callint", "open_vault", "import_module"] as const;
+type NamingFunction = (typeof namingFunctions)[number];
 
 /** A `callint` of an integration named by a literal: whether the project has it is known only of a whole project. */
 export interface CallintReference {
@@ -76,29 +77,33 @@ export function lintCells(
 
   for (const analysedCell of analysed) {
     reportCell(analysedCell, { formulaVariables, setNames, kept }, report);
-    for (const literal of analysedCell.facts.integrationNames)
-      noteCallint({
-        name: String(literal.value),
-        cell: analysedCell.cell.label,
-        at: analysedCell.at(literal),
-      });
-    for (const literal of modules ? analysedCell.facts.moduleNames : []) {
-      if (modules?.has(String(literal.value))) continue;
+    const { cell, facts, at } = analysedCell;
+    for (const literal of facts.named.callint)
+      noteCallint({ name: String(literal.value), cell: cell.label, at: at(literal) });
+    const unknown = (names: ReadonlySet<string> | undefined, literals: Literal[]) =>
+      names ? literals.filter((literal) => !names.has(String(literal.value))) : [];
+    for (const literal of unknown(modules, facts.named.import_module))
       report(
         "unknown-module",
-        `${analysedCell.cell.label}: the project file has no module ${JSON.stringify(String(literal.value))}${listKnown(modules ?? [])}`,
-        analysedCell.at(literal),
+        `${cell.label}: the project file has no module ${JSON.stringify(String(literal.value))}${listKnown(modules ?? [])}`,
+        at(literal),
       );
-    }
-    for (const literal of vaults ? analysedCell.facts.vaultNames : []) {
-      if (vaults?.has(String(literal.value))) continue;
+    for (const literal of unknown(vaults, facts.named.open_vault))
       report(
         "unknown-vault",
-        `${analysedCell.cell.label}: the project file seeds no vault ${JSON.stringify(String(literal.value))}${listKnown(vaults ?? [])}`,
-        analysedCell.at(literal),
+        `${cell.label}: the project file seeds no vault ${JSON.stringify(String(literal.value))}${listKnown(vaults ?? [])}`,
+        at(literal),
       );
-    }
   }
+}
+
+/** The names a `keep({ … })` call's object literal adds. */
+function keptNames(argument: ObjectExpression): string[] {
+  return argument.properties.flatMap((property) => {
+    if (property.type !== "Property") return [];
+    if (property.key.type === "Identifier") return [property.key.name];
+    return property.key.type === "Literal" ? [String(property.key.value)] : [];
+  });
 }
 
 /** A parsed cell, its facts, and where a node of its tree is in the file. */
@@ -142,7 +147,7 @@ function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report
       );
     }
   }
-  for (const literal of facts.setNames) {
+  for (const literal of facts.named.map_value) {
     if (!known.setNames.has(String(literal.value))) {
       report(
         "unknown-value-mapping-set",
@@ -203,10 +208,10 @@ function walkFacts(program: Program): CellFacts {
   const imports: Node[] = [];
   const calls: Node[] = [];
   const kept: string[] = [];
-  const setNames: Literal[] = [];
-  const integrationNames: Literal[] = [];
-  const vaultNames: Literal[] = [];
-  const moduleNames: Literal[] = [];
+  const named = Object.fromEntries(namingFunctions.map((name) => [name, [] as Literal[]])) as Record<
+    NamingFunction,
+    Literal[]
+  >;
   // acorn-walk calls VariablePattern for every declared name, though its types do not list it.
   const declarations = {
     VariablePattern: (node: Identifier) => void declared.add(node.name),
@@ -220,23 +225,11 @@ function walkFacts(program: Program): CellFacts {
     CallExpression: (node) => {
       calls.push(node);
       const [argument] = node.arguments;
-      if (node.callee.type === "Identifier" && argument?.type === "Literal") {
-        if (node.callee.name === "map_value") setNames.push(argument);
-        if (node.callee.name === "callint") integrationNames.push(argument);
-        if (node.callee.name === "open_vault") vaultNames.push(argument);
-        if (node.callee.name === "import_module") moduleNames.push(argument);
-      }
-      if (
-        node.callee.type !== "Identifier" ||
-        node.callee.name !== "keep" ||
-        argument?.type !== "ObjectExpression"
-      )
-        return;
-      for (const property of argument.properties) {
-        if (property.type !== "Property") continue;
-        if (property.key.type === "Identifier") kept.push(property.key.name);
-        else if (property.key.type === "Literal") kept.push(String(property.key.value));
-      }
+      if (node.callee.type !== "Identifier") return;
+      const callee = node.callee.name;
+      if (argument?.type === "Literal" && Object.hasOwn(named, callee))
+        named[callee as NamingFunction].push(argument);
+      if (callee === "keep" && argument?.type === "ObjectExpression") kept.push(...keptNames(argument));
     },
   });
   const isFree = (name: string) => !declared.has(name);
@@ -265,9 +258,8 @@ function walkFacts(program: Program): CellFacts {
       return [name];
     }),
     kept,
-    setNames: isFree("map_value") ? setNames : [],
-    integrationNames: isFree("callint") ? integrationNames : [],
-    vaultNames: isFree("open_vault") ? vaultNames : [],
-    moduleNames: isFree("import_module") ? moduleNames : [],
+    named: Object.fromEntries(
+      namingFunctions.map((name) => [name, isFree(name) ? named[name] : []]),
+    ) as Record<NamingFunction, Literal[]>,
   };
 }
