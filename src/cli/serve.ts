@@ -69,6 +69,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   output.stdout(
     `bass serve listening on ${server.url} (${describeEndpoints(set)})\n${describeRoutes(set, server.url)}`,
   );
+  app.startSchedules();
   options.onListening?.(server.url);
 
   const watcher = options.watch

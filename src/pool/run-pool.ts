@@ -37,6 +37,8 @@ export interface RunPoolOptions {
   stateKey?: Uint8Array | undefined;
   /** Headers left out of a sealed request (serve's own credential). */
   unkeptHeaders?: string[] | undefined;
+  /** Where the runs keep their vaults, when not the project's own (bass test's fresh copy). */
+  vaultDir?: string | undefined;
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
@@ -66,6 +68,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     requestSchemas: options.requestSchemas,
     stateKey: options.stateKey,
     unkeptHeaders: options.unkeptHeaders,
+    vaultDir: options.vaultDir,
   };
   const pool = new Piscina({
     filename: workerFile,

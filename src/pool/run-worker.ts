@@ -66,7 +66,14 @@ function open(task: RunTask): Promise<Opened | undefined> {
       mockcoreUrl: task.mockcoreUrl,
       project,
       adapters,
-      vaults: previous?.project === project ? previous.vaults : projectVaults(project, data.env),
+      vaults:
+        previous?.project === project
+          ? previous.vaults
+          : projectVaults(
+              { dir: data.vaultDir ?? project.dir, config: project.config },
+              data.env,
+              project.dir,
+            ),
       running: 0,
       replaced: false,
     };

@@ -15,6 +15,8 @@ export interface RunWorkerData {
   stateKey?: Uint8Array | undefined;
   /** Headers left out of the sealed request (serve's own credential). */
   unkeptHeaders?: string[] | undefined;
+  /** Where the runs keep their vaults, when not the project's own `.bass/vaults` (bass test's fresh copy). */
+  vaultDir?: string | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */

@@ -34,13 +34,20 @@ export interface VaultStoreOptions {
   sealer(): Promise<Sealer>;
 }
 
-/** The vaults of a project, their secrets sealed with its state key (`BASS_STATE_KEY` of `env` wins). */
-export function projectVaults(project: Project, env: Env): VaultStore {
+/**
+ * The vaults of a project, kept under its folder (or `project.dir`'s, for a copy), their secrets sealed with
+ * the state key of `keyDir` (`BASS_STATE_KEY` of `env` wins).
+ */
+export function projectVaults(
+  project: Pick<Project, "dir" | "config">,
+  env: Env,
+  keyDir = project.dir,
+): VaultStore {
   let sealer: Promise<Sealer> | undefined;
   return createVaultStore({
     dir: project.dir,
     seeds: project.config.vaults ?? {},
-    sealer: () => (sealer ??= openStateKey(project.dir, env)),
+    sealer: () => (sealer ??= openStateKey(keyDir, env)),
   });
 }
 

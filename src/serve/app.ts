@@ -49,6 +49,8 @@ export interface ServeApp {
   current(): ServedSet;
   /** The secrets of every set served since the start: a run of an earlier set may still be going on. */
   secrets(): Iterable<string>;
+  /** Starts running the set's scheduled integrations (serve does once it listens), and again after reloads. */
+  startSchedules(): void;
   /** Ends the run history page's event streams, before the server closes its connections. */
   endStreams(): void;
   /** Loads the project again (`--watch`); a set that does not validate, or whose systems fail, is not swapped in. */
@@ -138,7 +140,14 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   };
   const handle = createHandler(context);
   const runScheduled = createScheduledRunner(context);
-  let schedules = startSchedules(set, runScheduled, logError);
+  // Schedules start once serve listens (startSchedules): a serve that cannot bind runs nothing.
+  const noSchedules = { stop() {} };
+  let schedules = noSchedules;
+  let scheduling = false;
+  const restartSchedules = () => {
+    schedules.stop();
+    schedules = scheduling ? startSchedules(set, runScheduled, logError) : noSchedules;
+  };
 
   return {
     handle,
@@ -148,6 +157,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     current: () => set,
     secrets: () => servedSecrets,
     endStreams: () => events.close(),
+    startSchedules() {
+      scheduling = true;
+      restartSchedules();
+    },
     reload() {
       // One reload at a time: two that overlap would both close the same old systems.
       const outcome = reloads.then(swapIn);
@@ -192,8 +205,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     vaults = projectVaults(next.set.project, options.env);
     if (sameSystems(set, next.set)) {
       set = next.set;
-      schedules.stop();
-      schedules = startSchedules(set, runScheduled, logError);
+      restartSchedules();
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       return { ok: true, set };
     }
@@ -202,8 +214,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       await limiter.idle();
       systems = await startSystemsOf(next.set, options);
       set = next.set;
-      schedules.stop();
-      schedules = startSchedules(set, runScheduled, logError);
+      restartSchedules();
       if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
       await old.adapters.close();
       return { ok: true, set };

@@ -1,4 +1,6 @@
-import { dirname, relative, resolve, sep } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
@@ -109,10 +111,15 @@ export async function runTests(
 
   const history = openHistory(project);
   const adapters = createProjectAdapters(project);
-  const vaults = projectVaults(project, options.env);
+  // Cases run against vaults seeded afresh from the project file: a suite neither reads what runs changed
+  // in the project's vaults nor changes them.
+  const vaultDir = mkdtempSync(join(tmpdir(), "bass-test-vaults-"));
+  const vaults = projectVaults({ dir: vaultDir, config: project.config }, options.env, project.dir);
   const workers = options.workers ?? workerCount(project.config);
   const runner =
-    workers > 0 ? await createWorkerRunner(options, project, adapters, history, workers) : undefined;
+    workers > 0
+      ? await createWorkerRunner(options, project, { adapters, history, vaultDir }, workers)
+      : undefined;
   const results: CaseResult[] = new Array(jobs.length);
   const files = fileReporter(jobs, results, options.onFileDone);
   const runCase = async (job: Job): Promise<CaseResult> => {
@@ -151,6 +158,7 @@ export async function runTests(
     await history.flush();
     await runner?.close();
     await adapters.close();
+    rmSync(vaultDir, { recursive: true, force: true });
   }
   // --bail leaves the cases it did not start out of the results.
   return { results: results.filter((result) => result !== undefined), loaded, blocked };
@@ -263,12 +271,11 @@ interface CaseRun {
 async function createWorkerRunner(
   options: RunTestsOptions,
   project: Project,
-  adapters: ProjectAdapters,
-  history: HistoryStore,
+  { adapters, history, vaultDir }: { adapters: ProjectAdapters; history: HistoryStore; vaultDir: string },
   workers: number,
 ) {
   const { createRunPool, recordOf } = await import("../pool/run-pool.js");
-  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers });
+  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir });
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
     async run(

@@ -59,3 +59,23 @@ describe("bass vault", () => {
     expect(refused.stderr).toContain('"../etc" is not a vault name');
   });
 });
+
+describe("bass test and the vaults", () => {
+  it("runs cases against vaults seeded afresh, and leaves the project's vaults as they were", async () => {
+    const dir = createTempDir({
+      ...project,
+      "integrations/bump.yaml":
+        "name: bump\non_success_hook: |\n  const vault = await open_vault('partners')\n  const acme = vault.get('acme')\n  vault.update('acme', { limit: acme.limit + 1 })\n  output.payload = vault.get('acme')\n",
+      "tests/bump.test.yaml":
+        "integration: bump\ncases:\n  - name: bumps from the seed\n    expect: { output: { payload: { limit: 101 } } }\n",
+    });
+    await runCli(["vault", "set", "partners", "acme", '{"limit":500}'], { cwd: dir, env });
+    for (const round of [1, 2])
+      expect((await runCli(["test"], { cwd: dir, env })).code, `round ${round}`).toBe(0);
+    expect(
+      JSON.parse((await runCli(["vault", "get", "partners", "acme"], { cwd: dir, env })).stdout),
+    ).toEqual({
+      limit: 500,
+    });
+  });
+});

@@ -17,6 +17,10 @@ describe("schedules under bass serve", () => {
     });
     const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
     onTestFinished(() => app.close());
+    // Nothing runs before serve listens and starts them.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await app.history.list()).toEqual([]);
+    app.startSchedules();
     await new Promise((resolve) => setTimeout(resolve, 450));
     await app.close();
     await app.history.flush();
@@ -42,6 +46,7 @@ describe("schedules under bass serve", () => {
     });
     const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
     onTestFinished(() => app.close());
+    app.startSchedules();
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(app.limiter.active).toBeLessThanOrEqual(1);
     await app.close();
