@@ -97,7 +97,7 @@ async function withVault(
   work: (vault: Awaited<ReturnType<typeof store.open>>["vault"]) => void,
 ): Promise<void> {
   const held = await store
-    .open(name, performance.now() + waitMs, () => {})
+    .open(name, performance.now() + waitMs, { add: () => {}, holds: () => false })
     .catch((error: unknown) => {
       throw error instanceof BassError && error.code === "VAULT_BUSY"
         ? new BassError("USAGE", `vault ${name} is held by a run: try again once it has ended`)

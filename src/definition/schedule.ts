@@ -10,7 +10,7 @@ export function everyMs(text: string): number | undefined {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   if (!match) return undefined;
   const ms = Number(match[1]) * (units[match[2] as string] as number);
-  // Node's timers wait at most 2^31 - 1 ms (about 24.8 days): a longer interval would fire at once.
+  // Node's timers wait no longer than 2^31 - 1 ms: a longer interval would fire at once.
   return ms > 0 && ms <= 2 ** 31 - 1 ? ms : undefined;
 }
 

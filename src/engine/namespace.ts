@@ -94,9 +94,10 @@ const specials: Readonly<Record<string, Special>> = {
   open_vault: (state) => async (name: unknown) => {
     if (!state.vaults) throw new Error("open_vault: this run has no vaults");
     const cell = state.cellsEnded;
-    const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, (secret) =>
-      state.maskedValues.add(secret),
-    );
+    const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, {
+      add: (secret) => state.maskedValues.add(secret),
+      holds: (text) => createScrubber([...state.maskedValues, ...state.secrets])(text) !== text,
+    });
     if (state.cellsEnded !== cell) {
       release();
       throw new Error(`open_vault: the cell that opened vault ${String(name)} ended before it was free`);

@@ -14,17 +14,20 @@ export interface VaultHandle {
   delete_secret(key: unknown): void;
 }
 
+/** What a run masks, as a vault it holds needs it. */
+export interface RunMasks {
+  /** A secret the run read or wrote: masked by value from now on. */
+  add(secret: string): void;
+  /** Whether a text holds a value the run masks: such a value may not be kept as an item, in clear. */
+  holds(text: string): boolean;
+}
+
 export interface VaultStore {
   /**
    * Waits until no other run (of any thread or process) holds the vault, up to `deadline` (a
-   * `performance.now()` time; past it, `vault_busy`), then holds it. `onSecret` gets each secret the run
-   * reads or writes, to mask by value.
+   * `performance.now()` time; past it, `vault_busy`), then holds it.
    */
-  open(
-    name: string,
-    deadline: number,
-    onSecret: (value: string) => void,
-  ): Promise<{ vault: VaultHandle; release(): void }>;
+  open(name: string, deadline: number, masks: RunMasks): Promise<{ vault: VaultHandle; release(): void }>;
   /** The vault's items and its secrets' keys, without holding it (`bass vault list`). */
   peek(name: string): Promise<{ items: Record<string, unknown>; secretKeys: string[] }>;
 }

@@ -13,7 +13,7 @@ import { threadId } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { VaultConfig } from "../definition/types.js";
 import { setOwn } from "../engine/paths.js";
-import type { VaultHandle, VaultStore } from "../engine/vault.js";
+import type { RunMasks, VaultHandle, VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import type { Sealer } from "../state/seal.js";
 import { openStateKey } from "../state/state-key.js";
@@ -85,12 +85,12 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
   };
 
   return {
-    async open(name, deadline, onSecret) {
+    async open(name, deadline, masks) {
       const lock = await acquire(folder, checkedName(name), deadline);
       try {
         const stored = await load(name);
         const sealer = await options.sealer();
-        const handle = vaultHandle(name, stored, () => save(fileOf(name), stored), sealer, onSecret);
+        const handle = vaultHandle(name, stored, () => save(fileOf(name), stored), sealer, masks);
         let released = false;
         return {
           vault: handle.vault,
@@ -135,13 +135,7 @@ function save(path: string, stored: VaultFile): void {
 }
 
 /** The operations of a held vault; after `close` (its cell ended) each one says so. */
-function vaultHandle(
-  name: string,
-  stored: VaultFile,
-  write: () => void,
-  sealer: Sealer,
-  onSecret: (value: string) => void,
-) {
+function vaultHandle(name: string, stored: VaultFile, write: () => void, sealer: Sealer, masks: RunMasks) {
   let open = true;
   const key = (given: unknown) => {
     if (!open) throw new Error(`vault ${name} was let go when the cell that opened it ended: open it again`);
@@ -158,12 +152,18 @@ function vaultHandle(
   };
   const json = (value: unknown) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
   const setItem = (at: string, value: unknown) => {
-    setOwn(stored.items, at, json(value));
+    const kept = json(value);
+    // An item is kept in clear, and `bass vault get` prints it: a value the run masks belongs in a secret.
+    if (masks.holds(JSON.stringify(kept)))
+      throw new Error(
+        `vault ${name}: item ${JSON.stringify(at)} would hold a value the run masks; keep it with upsert_secret`,
+      );
+    setOwn(stored.items, at, kept);
     write();
   };
   const setSecret = (at: string, value: unknown) => {
     const text = String(value);
-    onSecret(text);
+    masks.add(text);
     setOwn(stored.secrets, at, sealer.seal(Buffer.from(text), secretContext(name, at)));
     write();
   };
@@ -171,23 +171,29 @@ function vaultHandle(
     delete stored[kind][at];
     write();
   };
+  /** insert (refuses a key it holds), update (needs one), upsert and delete, for items or for secrets. */
+  const writes = (kind: keyof VaultFile, set: (at: string, value: unknown) => void, suffix: string) => ({
+    insert: (given: unknown, value: unknown) => {
+      const at = key(given);
+      must(kind, at, false, `insert${suffix}`);
+      set(at, value);
+    },
+    update: (given: unknown, value: unknown) => {
+      const at = key(given);
+      must(kind, at, true, `update${suffix}`);
+      set(at, value);
+    },
+    upsert: (given: unknown, value: unknown) => set(key(given), value),
+    delete: (given: unknown) => remove(kind, key(given)),
+  });
+  const items = writes("items", setItem, "");
+  const secrets = writes("secrets", setSecret, "_secret");
   const vault: VaultHandle = {
     get: (given) => {
       const at = key(given);
       return has("items", at) ? json(stored.items[at]) : null;
     },
-    insert: (given, value) => {
-      const at = key(given);
-      must("items", at, false, "insert");
-      setItem(at, value);
-    },
-    update: (given, value) => {
-      const at = key(given);
-      must("items", at, true, "update");
-      setItem(at, value);
-    },
-    upsert: (given, value) => setItem(key(given), value),
-    delete: (given) => remove("items", key(given)),
+    ...items,
     get_secret: (given) => {
       const at = key(given);
       if (!has("secrets", at)) return null;
@@ -195,21 +201,13 @@ function vaultHandle(
       if (!opened)
         throw new Error(`vault ${name}: secret ${JSON.stringify(at)} does not open with this state key`);
       const text = opened.toString("utf8");
-      onSecret(text);
+      masks.add(text);
       return text;
     },
-    insert_secret: (given, value) => {
-      const at = key(given);
-      must("secrets", at, false, "insert_secret");
-      setSecret(at, value);
-    },
-    update_secret: (given, value) => {
-      const at = key(given);
-      must("secrets", at, true, "update_secret");
-      setSecret(at, value);
-    },
-    upsert_secret: (given, value) => setSecret(key(given), value),
-    delete_secret: (given) => remove("secrets", key(given)),
+    insert_secret: secrets.insert,
+    update_secret: secrets.update,
+    upsert_secret: secrets.upsert,
+    delete_secret: secrets.delete,
   };
   return {
     vault,

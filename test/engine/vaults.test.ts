@@ -95,6 +95,26 @@ on_success_hook: |
     await close();
   });
 
+  it("refuses to keep a value the run masks as an item, in clear", async () => {
+    const { run, dir, close } = await createProject({
+      "integrations/leaky.yaml": `name: leaky
+on_success_hook: |
+  const vault = await open_vault('partners')
+  let refused = ''
+  try { vault.upsert('copy', { key: vault.get_secret('acme_key') }) } catch (error) { refused = error.message }
+  output.payload = { refused }
+`,
+    });
+    const result = await run("leaky");
+    expect(result.output.payload).toEqual({
+      refused: 'vault partners: item "copy" would hold a value the run masks; keep it with upsert_secret',
+    });
+    expect(readFileSync(join(dir, ".bass", "vaults", "partners.json"), "utf8")).not.toContain(
+      env.PARTNER_KEY,
+    );
+    await close();
+  });
+
   it("is let go when the cell that opened it ends", async () => {
     const { run, close } = await createProject({
       "integrations/keeper.yaml": `name: keeper
