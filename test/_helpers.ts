@@ -9,6 +9,7 @@ import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import { createOutput, type Output, type Writers } from "../src/cli/output.js";
 import type { Issue } from "../src/definition/issue.js";
 import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
+import type { RunFileKeeper } from "../src/engine/run-files.js";
 import { openProjectFiles } from "../src/project/open-files.js";
 import { assertUsable } from "../src/project/usable.js";
 
@@ -123,6 +124,7 @@ export interface RunDefinitionOptions {
   cellTimeoutMs?: number;
   runTimeoutMs?: number;
   adapters?: AdapterResolver;
+  files?: RunFileKeeper;
 }
 
 /** Loads, validates (refusing error findings, as `bass run` does), compiles and runs one definition. */
@@ -155,5 +157,6 @@ export function startDefinition(
     adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),
     trigger: "test",
     secrets: project.secrets,
+    files: options.files,
   });
 }

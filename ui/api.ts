@@ -33,6 +33,8 @@ export interface Item {
 export interface RunRecord extends RunSummary {
   ended_at: string | null;
   async: boolean;
+  /** The run's files: its request's and those its cells wrote; `kept: false` for one not kept. */
+  files?: { name: string; type: string; size: number; kept?: false }[];
   items: Item[];
 }
 

@@ -128,3 +128,8 @@ export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return "–";
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
+
+export function formatBytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  return size < 1024 * 1024 ? `${(size / 1024).toFixed(1)} KB` : `${(size / 1024 / 1024).toFixed(1)} MB`;
+}

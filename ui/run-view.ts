@@ -2,7 +2,7 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { call, getJson, type Item, type RunRecord } from "./api.js";
-import { asBassRun, asCurl, barOf, formatDuration } from "./format.js";
+import { asBassRun, asCurl, barOf, formatBytes, formatDuration } from "./format.js";
 
 /** What the page learnt of a re-run it made (the masked fields it went with), shown on the new run. */
 const rerunNotes = new Map<string, string>();
@@ -46,16 +46,17 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
     );
     setNote({ text: copied ? `${what} copied` : `${what}:`, shown: text });
   };
-  const download = async () => {
+  // Fetched with the credential, then saved: a plain link would go without it.
+  const download = async (path: string, name: string, what: string) => {
     try {
-      const blob = await (await call(`/_bass/runs/${id}/case`)).blob();
+      const blob = await (await call(path)).blob();
       const link = document.createElement("a");
       link.href = URL.createObjectURL(blob);
-      link.download = `${record.integration}.${record.id}.test.yaml`;
+      link.download = name;
       link.click();
       // Some browsers read the blob after click() returns.
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-      setNote({ text: "test case downloaded" });
+      setNote({ text: `${what} downloaded` });
     } catch (error) {
       fail(error);
     }
@@ -86,7 +87,7 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
       <button type="button" onClick=${rerun} disabled=${record.status === "running" || rerunning}>Re-run</button>
       <button type="button" onClick=${() => copy("bass run command", asBassRun(record))}>Copy as bass run</button>
       <button type="button" onClick=${() => copy("curl command", asCurl(record, location.origin))}>Copy as curl</button>
-      <button type="button" onClick=${download} disabled=${record.status === "running"}>Download as test case</button>
+      <button type="button" onClick=${() => download(`/_bass/runs/${id}/case`, `${record.integration}.${record.id}.test.yaml`, "test case")} disabled=${record.status === "running"}>Download as test case</button>
       <form class="compare" onSubmit=${(e: Event) => {
         e.preventDefault();
         if (/^\w{26}$/.test(compareWith)) location.hash = `#/diff/${compareWith}/${record.id}`;
@@ -97,6 +98,23 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
     </div>
     ${rerunNotes.has(record.id) ? html`<p class="warning" role="status">${rerunNotes.get(record.id)}</p>` : null}
     ${note ? html`<div class="note" role="status"><p>${note.text}</p>${note.shown ? html`<pre>${note.shown}</pre>` : null}</div>` : null}
+    ${
+      record.files?.length
+        ? html`<h2>Files</h2>
+          <ul class="files">
+            ${record.files.map(
+              (file) => html`<li key=${file.name}>
+                ${
+                  file.kept === false
+                    ? html`<span class="mono">${file.name} (not kept)</span>`
+                    : html`<button type="button" class="link mono" onClick=${() => download(`/_bass/runs/${id}/files/${encodeURIComponent(file.name)}`, file.name, file.name)}>${file.name}</button>`
+                }
+                <span class="muted">${file.type}, ${formatBytes(file.size)}</span>
+              </li>`,
+            )}
+          </ul>`
+        : null
+    }
     <h2>Timeline</h2>
     <ol class="timeline">
       ${record.items.map((item) => html`<${ItemRow} item=${item} record=${record} key=${item.seq} />`)}

@@ -41,7 +41,17 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance, columns?: 
     const wrapped = wrap(why, Math.max(20, width - indent.length - 1));
     return [line, ...wrapped.map((text) => `${paint.dim(indent)} ${paint.red(text)}`)].join("\n");
   });
-  return `${[toWidth(joinParts(header)), ...lines].join("\n")}\n`;
+  return `${[toWidth(joinParts(header)), ...lines, ...filesLine(record, paint).map(toWidth)].join("\n")}\n`;
+}
+
+/** The run's files, under its tree: kept in `.bass/files/<run id>/`, or said not to be. */
+function filesLine(record: RunRecord, paint: ChalkInstance): string[] {
+  if (!record.files?.length) return [];
+  const names = record.files.map(
+    (file) =>
+      `${oneLine(file.name)} (${file.size} B${file.kept === false ? ", not kept" : ""})`,
+  );
+  return [`${paint.dim("files")} ${names.join(", ")}`];
 }
 
 // The escape sequences chalk writes (ESC, then `[…m`): they take no room on screen.

@@ -158,10 +158,12 @@ async function runWith(
   const history = openHistory(project);
   const resolve = recording?.resolve ?? adapters;
   const vaults = projectVaults(project, context.env);
+  const { files } = history;
   const children = createCallintRunner(project, {
     adapters: resolve,
     keep: (record) => history.write(record),
     vaults,
+    files,
   });
   const run = startIntegration(integration, input, {
     ...project.limits,
@@ -170,6 +172,7 @@ async function runWith(
     secrets: project.secrets,
     callint: children.run,
     vaults,
+    files,
   });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.

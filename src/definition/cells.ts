@@ -33,6 +33,8 @@ export const specialFunctionNames = [
   "decimal",
   "data_utils",
   "open_vault",
+  "open_file",
+  "list_files",
   "import_module",
 ] as const;
 

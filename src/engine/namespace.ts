@@ -6,6 +6,7 @@ import { moneyLibraries } from "./money.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import type { InputData, OutputData } from "./record.js";
+import { createRunFiles, type RunFiles } from "./run-files.js";
 import { addItem, type RunState } from "./run-state.js";
 import { callAdapterFromCell } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
@@ -107,6 +108,8 @@ const specials: Readonly<Record<string, Special>> = {
     state.holds.push(release);
     return vault;
   },
+  open_file: (state) => (name: unknown, mode?: unknown) => runFiles(state).open(name, mode),
+  list_files: (state) => () => runFiles(state).list(),
   calladapter:
     (state) =>
     (...args: unknown[]) =>
@@ -116,6 +119,11 @@ const specials: Readonly<Record<string, Special>> = {
     (...args: unknown[]) =>
       callIntegration(state, () => namespaceData(namespace), args as Parameters<typeof callIntegration>[2]),
 };
+
+function runFiles(state: RunState): RunFiles {
+  state.files ??= createRunFiles(state.uploaded);
+  return state.files;
+}
 
 /** The namespace's data: its values, not the special functions or loop variables that are not set. */
 function namespaceData(namespace: Namespace): Record<string, unknown> {

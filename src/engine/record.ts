@@ -1,5 +1,6 @@
 /** The run history record of SPEC §5: one per run, masked before anything reads it. */
 import type { AdapterResponse } from "../adapters/adapter.js";
+import type { RunFileInfo } from "./run-files.js";
 
 export type RunStatus = "success" | "failure" | "running";
 /** What starts a run: `bass run`, a request to serve, `bass test`, or a re-run of another run. */
@@ -99,5 +100,7 @@ export interface RunRecord {
   rerun_of?: string;
   /** The run that started this one with callint (trigger `callint`). */
   parent_run?: string;
+  /** The run's files, kept in `.bass/files/<run id>/`: its request's, and those its cells wrote. */
+  files?: RunFileInfo[];
   items: Item[];
 }

@@ -2,7 +2,8 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
-import type { InputData, Item, OutputData, RunTrigger } from "./record.js";
+import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./record.js";
+import type { RunFiles } from "./run-files.js";
 import type { VaultStore } from "./vault.js";
 
 /** Why a run is in failure; it picks the default failure output of SPEC §12. */
@@ -25,6 +26,9 @@ export interface RunState {
   adapters: AdapterResolver | undefined;
   /** The project's vaults, for open_vault. */
   vaults: VaultStore | undefined;
+  /** The request's files, and the run's own once a cell opens or lists them (open_file). */
+  uploaded: Record<string, UploadedFile | UploadedFile[]> | undefined;
+  files: RunFiles | undefined;
   /** When the cell running now times out (a `performance.now()` time). */
   cellDeadline: number;
   /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */

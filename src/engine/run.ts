@@ -8,6 +8,7 @@ import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
 import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser, UploadedFile } from "./record.js";
+import { createRunFiles, maskedFiles, type RunFileInfo, type RunFileKeeper } from "./run-files.js";
 import { createRunId } from "./run-id.js";
 import {
   addItem,
@@ -51,6 +52,8 @@ export interface RunOptions {
   timeLeftMs?: number | undefined;
   /** The project's vaults, for open_vault. */
   vaults?: VaultStore | undefined;
+  /** Keeps the run's files with its record; absent, they live only as long as the run. */
+  files?: RunFileKeeper | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -123,6 +126,8 @@ export function startIntegration(
     callint: options.callint,
     adapters: options.adapters,
     vaults: options.vaults,
+    uploaded: input.files,
+    files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,
     holds: undefined,
     cellsEnded: 0,
@@ -160,9 +165,10 @@ export function startIntegration(
   const steps = runSteps(state, inputItem, options.adapters, runTimeoutMs);
   // Only an async run shows its record before it ends.
   const started = state.runAsync ? maskRecord(buildRecord(state, "running", clock), scrub()) : undefined;
-  const completion = steps.then(() => {
+  const completion = steps.then(async () => {
     // Whatever a cell still held (an open it did not await), the run lets go of at its end.
     letGo(state);
+    const files = await keepFiles(state, options.files);
     const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();
     let outputJson = json;
@@ -173,7 +179,8 @@ export function startIntegration(
     }
     addItem(state, { kind: "OUTPUT", data: recordedOutput(final) });
     const status = state.failure ? "failure" : "success";
-    const record = maskRecord(buildRecord(state, status, clock), scrubber);
+    const built = buildRecord(state, status, clock);
+    const record = maskRecord(files ? { ...built, files } : built, scrubber);
     const mask = <T>(value: T): T => scrubber(copyOf(value));
     const maskedValues = [...state.maskedValues];
     return { runId: state.id, status, output: final, outputJson, record, mask, maskedValues } as RunResult;
@@ -269,6 +276,33 @@ async function runPipeline(
 function failUnlessEnded(state: RunState, error: unknown): void {
   if (error instanceof RunEnded) throw error;
   failOnError(state, error);
+}
+
+/**
+ * Keeps the run's files (its request's, and those its cells wrote) with a masked value masked, and
+ * says what was kept; none without a keeper (the project keeps no payloads). A keeper that fails leaves
+ * a LOG item, not a failed run: the run's work is done.
+ */
+async function keepFiles(
+  state: RunState,
+  keeper: RunFileKeeper | undefined,
+): Promise<RunFileInfo[] | undefined> {
+  const files = (state.files ?? (state.uploaded && createRunFiles(state.uploaded)))?.all() ?? [];
+  if (files.length === 0 || !keeper) return undefined;
+  const masked = [...state.maskedValues, ...state.secrets];
+  const scrubber = createScrubber(masked);
+  const { kept, infos } = maskedFiles(files, masked, (text) => scrubber(text));
+  try {
+    await keeper.keep(state.id, kept);
+    return infos;
+  } catch (error) {
+    addItem(state, {
+      kind: "LOG",
+      level: "warn",
+      data: `the run's files were not kept: ${(error as Error).message}`,
+    });
+    return infos.map((info) => ({ ...info, kept: false }));
+  }
 }
 
 function buildInput(integration: CompiledIntegration, input: RunInput): InputData {

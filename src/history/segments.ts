@@ -20,6 +20,8 @@ const abandonedMs = 10 * 60_000;
 export interface SegmentWriterOptions {
   dir: string;
   maxRuns: number;
+  /** Called with each segment about to be pruned, while it can still be read. */
+  pruning?: ((file: HistoryFile) => Promise<void>) | undefined;
 }
 
 /** Something that went wrong with the history's files, kept for flush to report. */
@@ -55,9 +57,9 @@ interface OpenSegment {
 }
 
 /** Appends batches of lines to segment files in `dir`, seals them, and prunes the oldest. */
-export function createSegmentWriter({ dir, maxRuns }: SegmentWriterOptions): SegmentWriter {
+export function createSegmentWriter({ dir, maxRuns, pruning }: SegmentWriterOptions): SegmentWriter {
   const segmentLines = Math.min(maxSegmentLines, Math.max(1, Math.ceil(maxRuns / 10)));
-  const files = createKnownFiles(dir);
+  const files = createKnownFiles(dir, pruning);
   let segment: OpenSegment | undefined;
   let failure: HistoryProblem | undefined;
 
@@ -134,7 +136,7 @@ export function createSegmentWriter({ dir, maxRuns }: SegmentWriterOptions): Seg
 }
 
 /** The files in `dir` with their line counts, oldest first: listed once, then kept up to date by the writer. */
-function createKnownFiles(dir: string) {
+function createKnownFiles(dir: string, pruning: SegmentWriterOptions["pruning"]) {
   let known: Map<string, KnownFile> | undefined;
   return {
     async load() {
@@ -161,6 +163,7 @@ function createKnownFiles(dir: string) {
         if (total - lines < maxRuns || file.id === writing || isLive(file)) break;
         known.delete(name);
         total -= lines;
+        await pruning?.(file);
         await removeFile(join(dir, name));
       }
     },

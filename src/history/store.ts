@@ -4,9 +4,11 @@ import type { RunRecord } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import { createBatchWriter } from "./batches.js";
+import { type HistoryFile, readHistoryFile } from "./files.js";
 import { createPendingLines } from "./pending.js";
 import { type HistoryFilter, listRecords, readRecord } from "./read.js";
 import { applyRedaction, historySecrets, maskingErrors } from "./redact.js";
+import { createRunFilesFolder, type RunFilesFolder } from "./run-files.js";
 import { createSegmentWriter, type HistoryProblem } from "./segments.js";
 
 export type { HistoryFilter } from "./read.js";
@@ -15,6 +17,8 @@ export interface HistoryStoreOptions {
   dir: string;
   maxRuns: number;
   storePayloads: boolean;
+  /** Where runs' files are kept (`.bass/files`), as long as their records; none are kept without it. */
+  filesDir?: string | undefined;
   /** Masked in the store's error messages: the folder's path may come from the environment (SPEC §3). */
   secrets?: readonly string[];
 }
@@ -34,6 +38,8 @@ export interface HistoryStore {
   read(id: string): Promise<RunRecord | undefined>;
   /** Run `id`'s record and the sealed request kept with it, if any: what a re-run needs, in one read. */
   readStored(id: string): Promise<{ record: RunRecord; sealedRequest: string | undefined } | undefined>;
+  /** Where runs keep their files; undefined when the project keeps no payloads at rest. */
+  files: RunFilesFolder | undefined;
 }
 
 /** A record as its line holds it: with its sealed request, which only re-runs read. */
@@ -50,6 +56,7 @@ export function resolveHistoryOptions(
     dir,
     maxRuns: config.max_runs ?? 1000,
     storePayloads: config.store_payloads ?? true,
+    filesDir: resolve(projectDir, ".bass/files"),
     secrets: historySecrets(projectDir, config.dir, dir, secrets),
   };
 }
@@ -63,7 +70,11 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   const { dir, storePayloads } = options;
   const secrets = options.secrets ?? [];
   const pending = createPendingLines();
-  const segments = createSegmentWriter(options);
+  const files = runFilesOf(options);
+  const segments = createSegmentWriter({
+    ...options,
+    pruning: files && (async (file) => files.remove(await runsWithFiles(dir, file))),
+  });
   const batches = createBatchWriter(pending, segments);
   const writeLine = (id: string, line: string, request?: string) => {
     // Only the engine writes records, with ids it made: anything else is a bug, not a user's mistake.
@@ -72,6 +83,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
     batches.schedule();
   };
   return {
+    files,
     write: (record, request) => writeLine(record.id, recordLine(record, storePayloads), request),
     writeLine,
 
@@ -98,6 +110,19 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
         return stored && { record: withoutRequest(stored), sealedRequest: stored.sealed_request };
       }),
   };
+}
+
+/** The folder of runs' files, where the project keeps payloads at rest. */
+export function runFilesOf(options: HistoryStoreOptions): RunFilesFolder | undefined {
+  return options.storePayloads && options.filesDir !== undefined
+    ? createRunFilesFolder(options.filesDir)
+    : undefined;
+}
+
+/** The runs of a segment that kept files. */
+async function runsWithFiles(dir: string, file: HistoryFile): Promise<string[]> {
+  const records = await readHistoryFile(dir, file, '"files":');
+  return records.filter((record) => record.files !== undefined).map((record) => record.id);
 }
 
 /** The record's line with its sealed request as one more key: the two are kept, and pruned, together. */

@@ -6,7 +6,7 @@ import { startIntegration } from "../engine/run.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
-import { recordLine, resolveHistoryOptions } from "../history/store.js";
+import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
@@ -117,7 +117,9 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
 async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Promise<RunTaskResult> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
-  const { storePayloads } = resolveHistoryOptions(project.dir, project.config.history);
+  const history = resolveHistoryOptions(project.dir, project.config.history);
+  const { storePayloads } = history;
+  const files = runFilesOf(history);
   const resolve = await adapters.resolverFor(task.choice ?? { kind: "live" });
   // Children run here, in this worker, with its systems: no task waits on another of the pool.
   const childRecords: ChildRecord[] = [];
@@ -125,6 +127,7 @@ async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Prom
     adapters: resolve,
     keep: (record) => childRecords.push({ runId: record.id, line: recordLine(record, storePayloads) }),
     vaults,
+    files,
   });
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: resolve,
@@ -134,6 +137,7 @@ async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Prom
     secrets: project.secrets,
     callint: children.run,
     vaults,
+    files,
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.

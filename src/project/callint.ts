@@ -2,6 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintAnswer, CallintRunner } from "../engine/callint.js";
 import type { RunRecord } from "../engine/record.js";
 import { startIntegration } from "../engine/run.js";
+import type { RunFileKeeper } from "../engine/run-files.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import { suggestion } from "../suggest.js";
@@ -22,7 +23,13 @@ export function createCallintRunner(
     adapters,
     keep,
     vaults,
-  }: { adapters: AdapterResolver; keep: KeepRecord; vaults?: VaultStore | undefined },
+    files,
+  }: {
+    adapters: AdapterResolver;
+    keep: KeepRecord;
+    vaults?: VaultStore | undefined;
+    files?: RunFileKeeper | undefined;
+  },
 ): { run: CallintRunner; settled(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
   const run: CallintRunner = async ({ integration: name, input, runAsync, parent }) => {
@@ -32,6 +39,7 @@ export function createCallintRunner(
       ...project.limits,
       adapters,
       vaults,
+      files,
       trigger: "callint",
       // The parent's secrets and masked values: the project's secrets are among them.
       secrets: parent.masked,

@@ -41,6 +41,7 @@ export async function handleAdmin(
       ? problemResponse(createProblem(404, pageMissing))
       : problemResponse(createProblem(405, `${url.pathname} answers GET only`), { allow: "GET" });
   const run = /^\/_bass\/runs\/([^/]+)(?:\/(case|rerun))?$/.exec(path);
+  const file = /^\/_bass\/runs\/([^/]+)\/files\/([^/]+)$/.exec(path);
   if (run?.[2] === "rerun") {
     if (method !== "POST")
       return problemResponse(createProblem(405, `${url.pathname} answers POST only`), { allow: "POST" });
@@ -60,7 +61,9 @@ export async function handleAdmin(
     "/_bass/integrations": () => json(integrationsOf(set)),
   };
   const route =
-    routes[path] ?? (run ? () => showRun(run[1] as string, run[2] === "case", context) : undefined);
+    routes[path] ??
+    (run ? () => showRun(run[1] as string, run[2] === "case", context) : undefined) ??
+    (file ? () => runFile(file[1] as string, decodeName(file[2] as string), context) : undefined);
   if (!route) return problemResponse(createProblem(404, `no admin route at ${url.pathname}`));
   if (method !== "GET")
     return problemResponse(createProblem(405, `${url.pathname} answers GET only`), { allow: "GET" });
@@ -112,6 +115,35 @@ async function showRun(id: string, asCase: boolean, context: ServeContext): Prom
     },
     body: stringify({ integration: record.integration, cases: [promoteRun(record)] }),
   };
+}
+
+/**
+ * One of a run's kept files, as a download: never shown in the page's origin, whatever its type says,
+ * so that an uploaded HTML file cannot run there.
+ */
+async function runFile(id: string, name: string | undefined, context: ServeContext): Promise<AdminResponse> {
+  const record = isRunId(id) && name !== undefined ? await context.history.read(id) : undefined;
+  const info = record?.files?.find((kept) => kept.name === name && kept.kept !== false);
+  const bytes = info && (await context.history.files?.read(id, info.name));
+  if (!info || !bytes) return problemResponse(createProblem(404, "this run kept no file of this name"));
+  return {
+    status: 200,
+    headers: {
+      "content-type": info.type || "application/octet-stream",
+      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(info.name)}`,
+      "content-security-policy": "sandbox",
+      "x-content-type-options": "nosniff",
+    },
+    body: bytes,
+  };
+}
+
+function decodeName(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -345,10 +345,12 @@ async function runEndpoint(
   // The request, sealed, goes with the run's record: a re-run of it is exact.
   const sealFor = (runId: string) => context.keepRequest?.(runId, input);
   const { set, adapters, vaults } = served;
+  const { files } = history;
   const children = createCallintRunner(set.project, {
     adapters,
     keep: (record) => history.write(record),
     vaults,
+    files,
   });
   const run = startIntegration(integration, input, {
     adapters,
@@ -357,6 +359,7 @@ async function runEndpoint(
     secrets: set.project.secrets,
     callint: children.run,
     vaults,
+    files,
   });
   const finished = run.completion.then((result) => {
     history.write(result.record, sealFor(result.runId));

@@ -241,10 +241,12 @@ async function runInThread(
   const { project, history } = where;
   const resolve = await where.adapters.resolverFor(choice);
   const { vaults } = where;
+  const { files } = history;
   const children = createCallintRunner(project, {
     adapters: resolve,
     keep: (record) => history.write(record),
     vaults,
+    files,
   });
   const result = await runIntegration(integration, input, {
     ...project.limits,
@@ -253,6 +255,7 @@ async function runInThread(
     secrets: project.secrets,
     callint: children.run,
     vaults,
+    files,
   });
   await children.settled();
   return { record: result.record, maskedTexts: result.mask(maskTexts) };

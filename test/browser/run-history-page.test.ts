@@ -45,6 +45,10 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
 
   beforeAll(async () => {
     copySamples(dir);
+    writeFileSync(
+      join(dir, "integrations", "statements.export.yaml"),
+      "name: statements.export\nendpoints:\n  - { method: POST, path: /statements }\non_success_hook: |\n  open_file('statement.csv', 'w').write('month,total\\n2026-11,1250.00\\n')\n",
+    );
     serve = await startServeInProcess(dir);
     base = `http://127.0.0.1:${serve.port}`;
     browser = await chromium.launch({ executablePath: executable, args: ["--no-sandbox"] });
@@ -144,6 +148,26 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     };
     expect(rerun).toMatchObject({ trigger: "rerun", rerun_of: original?.id, status: original?.status });
     expect(statusOf(rerun)).toBe(statusOf(original));
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("lists a run's files and downloads one with the credential's fetch", async () => {
+    const response = await fetch(`${base}/statements`, { method: "POST" });
+    expect(response.status).toBe(200);
+    const [run] = (await (await fetch(`${base}/_bass/runs?limit=1`)).json()) as RunRecord[];
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/#/runs/${run?.id}`);
+    await page.waitForSelector(".files li");
+    expect(
+      await page.$eval(".files li", (item) => [...item.children].map((part) => part.textContent?.trim())),
+    ).toEqual(["statement.csv", "text/csv, 28 B"]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "statement.csv" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("statement.csv");
+    expect(readFileSync(await download.path(), "utf8")).toBe("month,total\n2026-11,1250.00\n");
     await page.close();
     expect(problems).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunRecord } from "../../src/engine/record.js";
@@ -107,5 +107,112 @@ describe("bass run --file", () => {
     ]);
     const bad = await runCli(["run", "upload", "--file", "march.csv"], { cwd: dir });
     expect([bad.code, bad.stderr]).toEqual([2, 'bass: --file takes name=PATH, not "march.csv"\n']);
+  });
+});
+
+const report = `name: report
+endpoints:
+  - { method: POST, path: /reports }
+masks:
+  - { type: INPUT, field: tax_id }
+on_success_hook: |
+  const rows = open_file('statement.csv').read().trim().split('\\n')
+  const out = open_file('report.txt', 'w')
+  out.write('rows: ' + rows.length + '\\n')
+  out.write('tax id: ' + input.payload.tax_id + '\\n')
+  out.close()
+  open_file('raw.bin', 'wb').write(new Uint8Array([0xff, 0xfe]))
+  output.payload = { files: list_files() }
+`;
+
+describe("open_file and list_files", () => {
+  for (const workers of [0, 2]) {
+    it(`keeps a run's files with its record, masked, and serves them for download (workers: ${workers})`, async () => {
+      const dir = createTempDir({
+        "bass.config.yaml": `systems: {}\nserve:\n  workers: ${workers}\n`,
+        "integrations/report.yaml": report,
+      });
+      const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+      onTestFinished(() => app.close());
+      const { body, contentType } = await form((data) => {
+        data.append("tax_id", "123-45-6789");
+        data.append("statement", new Blob(["a,1\nb,2\n"], { type: "text/csv" }), "statement.csv");
+      });
+      const reply = await app.handle({
+        method: "POST",
+        url: "/reports",
+        headers: { host: "127.0.0.1:3000", "content-type": contentType },
+        body,
+      });
+      expect(JSON.parse(Buffer.from(reply.body).toString())).toEqual({
+        files: ["statement.csv", "report.txt", "raw.bin"],
+      });
+      await app.history.flush();
+      const id = reply.runId as string;
+      const record = (await app.history.read(id)) as RunRecord;
+      expect(record.files).toEqual([
+        { name: "statement.csv", type: "text/csv", size: 8 },
+        { name: "report.txt", type: "text/plain", size: 29 },
+        { name: "raw.bin", type: "application/octet-stream", size: 2 },
+      ]);
+      const kept = join(dir, ".bass/files", id);
+      expect(readFileSync(join(kept, "report.txt"), "utf8")).toBe("rows: 2\ntax id: XXXXXXXXXXXX\n");
+      expect(readFileSync(join(kept, "statement.csv"), "utf8")).toBe("a,1\nb,2\n");
+
+      const download = await app.handle({
+        method: "GET",
+        url: `/_bass/runs/${id}/files/report.txt`,
+        headers: { host: "127.0.0.1:3000" },
+        body: new Uint8Array(),
+      });
+      expect(download.status).toBe(200);
+      expect(download.headers).toMatchObject({
+        "content-type": "text/plain",
+        "content-disposition": "attachment; filename*=UTF-8''report.txt",
+        "content-security-policy": "sandbox",
+      });
+      expect(Buffer.from(download.body).toString()).toBe("rows: 2\ntax id: XXXXXXXXXXXX\n");
+      const missing = await app.handle({
+        method: "GET",
+        url: `/_bass/runs/${id}/files/..%2Fbass.config.yaml`,
+        headers: { host: "127.0.0.1:3000" },
+        body: new Uint8Array(),
+      });
+      expect(missing.status).toBe(404);
+    });
+  }
+
+  it("keeps no files where the project keeps no payloads, yet the run has them", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nhistory:\n  store_payloads: false\n",
+      "integrations/report.yaml": report,
+    });
+    writeFileSync(join(dir, "statement.csv"), "a,1\n");
+    const run = await runCli(["run", "report", "--file", "statement=statement.csv", "--json"], { cwd: dir });
+    expect(JSON.parse(run.stdout).output.payload).toEqual({
+      files: ["statement.csv", "report.txt", "raw.bin"],
+    });
+    expect(existsSync(join(dir, ".bass/files"))).toBe(false);
+  });
+
+  it("keeps bass run's files, and removes them when history prunes their record", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nhistory:\n  max_runs: 1\n",
+      "integrations/report.yaml": report,
+    });
+    writeFileSync(join(dir, "statement.csv"), "a,1\n");
+    const first = await runCli(["run", "report", "--file", "statement=statement.csv", "--json"], {
+      cwd: dir,
+    });
+    const firstId = JSON.parse(first.stdout).run_id as string;
+    expect(readdirSync(join(dir, ".bass/files", firstId)).sort()).toEqual([
+      "raw.bin",
+      "report.txt",
+      "statement.csv",
+    ]);
+    for (let count = 0; count < 2; count++)
+      await runCli(["run", "report", "--file", "statement=statement.csv"], { cwd: dir });
+    expect(existsSync(join(dir, ".bass/files", firstId))).toBe(false);
+    expect(readdirSync(join(dir, ".bass/files"))).toHaveLength(1);
   });
 });
