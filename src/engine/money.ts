@@ -149,6 +149,9 @@ const dataUtilsSource = () => `((decimal) => {
 
 /** The money libraries of the cells' realm, by the names cells read them under. */
 export const moneyLibraries: Readonly<Record<string, NativeLibrary>> = {
-  decimal: { source: decimalSource },
+  decimal: {
+    source: decimalSource,
+    textPrototypes: (decimal) => [Object.getPrototypeOf((decimal as (value: string) => object)("0"))],
+  },
   data_utils: { source: dataUtilsSource, uses: ["decimal"] },
 };

@@ -1,6 +1,7 @@
 import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import { recordAsText } from "./snapshot.js";
 
 /** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
@@ -42,6 +43,8 @@ export interface CellRealmOptions {
 export interface NativeLibrary {
   source(): string;
   uses?: readonly string[];
+  /** The prototypes of values it makes that history records as their text, as JSON writes them (a decimal). */
+  textPrototypes?: (made: unknown) => readonly object[];
 }
 
 /**
@@ -340,6 +343,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
       ) => unknown;
       const value = factory(...(library.uses ?? []).map(native));
       realm.harden(value);
+      for (const prototype of library.textPrototypes?.(value) ?? []) recordAsText(prototype);
       made.set(name, value);
     }
     return made.get(name);

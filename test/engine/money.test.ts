@@ -106,3 +106,15 @@ describe("decimal's and data_utils' limits", () => {
     );
   });
 });
+
+describe("a decimal in the run history", () => {
+  it("is recorded as its text, as the answer's JSON writes it, not as big.js's fields", async () => {
+    const result = await runDefinition(
+      "name: money\non_success_hook: |\n  historize({ fee: decimal('12.30') }, 'fee')\n  output.payload = { total: decimal('0.1').plus('0.2') }\n",
+      { payload: {} },
+    );
+    const items = result.record.items;
+    expect(items.find((item) => item.kind === "DEBUG")).toMatchObject({ data: { fee: "12.3" } });
+    expect(items.find((item) => item.kind === "OUTPUT")).toMatchObject({ data: { payload: { total: "0.3" } } });
+  });
+});
