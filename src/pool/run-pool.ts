@@ -1,6 +1,6 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MessageChannel } from "node:worker_threads";
+import { BroadcastChannel, MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { Env } from "../definition/load.js";
 import { createScrubber } from "../engine/masks.js";
@@ -9,7 +9,7 @@ import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
 import type { Project } from "../project/project.js";
-import type { RunStarted, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
+import type { ChildRecord, RunStarted, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const here = fileURLToPath(import.meta.url);
 // Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
@@ -39,6 +39,11 @@ export interface RunPoolOptions {
   unkeptHeaders?: string[] | undefined;
   /** Where the runs keep their vaults, when not the project's own (bass test's fresh copy). */
   vaultDir?: string | undefined;
+  /**
+   * Where the records of callint children that end after their parent's answer go (serve): a task then
+   * answers when its run ends. Without it, a task waits for its async children too.
+   */
+  onLaterChild?: ((child: ChildRecord) => void) | undefined;
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
@@ -60,7 +65,12 @@ export interface RunPool {
 }
 
 export function createRunPool(options: RunPoolOptions): RunPool {
-  const { project } = options;
+  const { project, onLaterChild } = options;
+  const later = onLaterChild && new BroadcastChannel(`bass-children-${createRunId()}`);
+  if (later) {
+    later.onmessage = (event) => onLaterChild((event as { data: ChildRecord }).data);
+    later.unref();
+  }
   const data: RunWorkerData = {
     cwd: options.cwd,
     env: { ...options.env },
@@ -69,6 +79,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     stateKey: options.stateKey,
     unkeptHeaders: options.unkeptHeaders,
     vaultDir: options.vaultDir,
+    laterChildren: later?.name as string | undefined,
   };
   const pool = new Piscina({
     filename: workerFile,
@@ -113,7 +124,10 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       return answer;
     },
     failed,
-    close: () => pool.destroy(),
+    close: async () => {
+      await pool.destroy();
+      later?.close();
+    },
   };
 }
 

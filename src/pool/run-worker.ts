@@ -1,6 +1,6 @@
 // A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
-import { workerData } from "node:worker_threads";
+import { BroadcastChannel, workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import { startIntegration } from "../engine/run.js";
 import type { VaultStore } from "../engine/vault.js";
@@ -15,6 +15,8 @@ import { createSealer } from "../state/seal.js";
 import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
+const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
+laterChildren?.unref();
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
@@ -106,15 +108,27 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   const opened = await open(task);
   if (!opened) throw new BassError("PROJECT_INVALID", "the project could not be opened");
   opened.running++;
-  try {
-    return await runIn(opened, task);
-  } finally {
+  const letGo = async () => {
     opened.running--;
     if (opened.replaced && opened.running === 0) await opened.adapters.close();
+  };
+  let children: Promise<void> | undefined;
+  try {
+    const ran = await runIn(opened, task);
+    children = ran.children;
+    return ran.result;
+  } finally {
+    // Children that go on after their parent's answer use its systems until they end.
+    if (children) void children.finally(letGo);
+    else await letGo();
   }
 }
 
-async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Promise<RunTaskResult> {
+/** The run's result, and, where children may end after it (laterChildren), when they have. */
+async function runIn(
+  { project, adapters, vaults }: Opened,
+  task: RunTask,
+): Promise<{ result: RunTaskResult; children?: Promise<void> }> {
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
   const history = resolveHistoryOptions(project.dir, project.config.history);
@@ -123,9 +137,14 @@ async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Prom
   const resolve = await adapters.resolverFor(task.choice ?? { kind: "live" });
   // Children run here, in this worker, with its systems: no task waits on another of the pool.
   const childRecords: ChildRecord[] = [];
+  let answered = false;
+  const keepChild = (child: ChildRecord) => {
+    if (answered) laterChildren?.postMessage(child);
+    else childRecords.push(child);
+  };
   const children = createCallintRunner(project, {
     adapters: resolve,
-    keep: (record) => childRecords.push({ runId: record.id, line: recordLine(record, storePayloads) }),
+    keep: (record) => keepChild({ runId: record.id, line: recordLine(record, storePayloads) }),
     vaults,
     files,
   });
@@ -153,11 +172,12 @@ async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Prom
     });
   }
   const result = await run.completion;
-  // Async children are waited for too: their records go back with their parent's.
-  await children.settled();
+  // Without a channel for later records, async children are waited for: theirs go back with their parent's.
+  if (!laterChildren) await children.settled();
+  answered = true;
   task.port?.close();
   const { output, outputJson } = result;
-  return {
+  const answer: RunTaskResult = {
     runId: result.runId,
     status: result.status,
     // What goes back is cloned: a JSON payload goes as its text only.
@@ -172,4 +192,5 @@ async function runIn({ project, adapters, vaults }: Opened, task: RunTask): Prom
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),
     accepted: run.accepted,
   };
+  return laterChildren ? { result: answer, children: children.settled() } : { result: answer };
 }

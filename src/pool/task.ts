@@ -17,6 +17,11 @@ export interface RunWorkerData {
   unkeptHeaders?: string[] | undefined;
   /** Where the runs keep their vaults, when not the project's own `.bass/vaults` (bass test's fresh copy). */
   vaultDir?: string | undefined;
+  /**
+   * A BroadcastChannel's name: set, a task answers when its run ends, and the records of callint children
+   * that end later (async ones) go there. Unset, a task waits for its children, whose records go with it.
+   */
+  laterChildren?: string | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */

@@ -119,6 +119,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
+          // An async callint child answers nothing: its parent's answer does not wait for it.
+          onLaterChild: (child) => history.writeLine(child.runId, child.line),
         })
       : undefined;
   let workers = pool && (await workerRunsOf(pool, 1, systems));

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { RunRecord } from "../../src/engine/record.js";
 import { createServeApp } from "../../src/serve/app.js";
@@ -63,5 +65,52 @@ describe("callint under bass serve", () => {
       expect(depth).toBe(10);
     },
     30_000,
+  );
+});
+
+describe("an async callint child under bass serve", () => {
+  it.each([0, 2])(
+    "does not hold its parent's answer, and its record comes when it ends (%i workers)",
+    async (workers) => {
+      const dir = createTempDir();
+      const gate = join(dir, "open-the-gate");
+      writeFileSync(
+        join(dir, "gated.mjs"),
+        `import { existsSync } from "node:fs";\nexport async function execute() {\n  while (!existsSync(${JSON.stringify(gate)})) await new Promise((resolve) => setTimeout(resolve, 20));\n  return { success: true, status: 200, payload: { done: true }, messages: [] };\n}\n`,
+      );
+      writeFileSync(
+        join(dir, "bass.config.yaml"),
+        `systems:\n  gated:\n    adapter: ./gated.mjs\nlimits:\n  run_timeout_ms: 20000\nserve:\n  workers: ${workers}\n`,
+      );
+      mkdirSync(join(dir, "integrations"));
+      writeFileSync(
+        join(dir, "integrations/notify.yaml"),
+        "name: notify\nhttp_api: false\nservice_requests:\n  - { formula_variable: sent, system: gated }\n",
+      );
+      writeFileSync(
+        join(dir, "integrations/order.yaml"),
+        "name: order\nendpoints: [{ method: POST, path: /orders }]\non_success_hook: |\n  const child = await callint('notify', {}, { mode: 'async' })\n  output.payload = { child: child.status, run: child.payload.run_id }\n",
+      );
+      const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+      onTestFinished(() => app.close());
+      const answer = await app.handle({
+        method: "POST",
+        url: "/orders",
+        headers: { host: "127.0.0.1:3000", "content-type": "application/json" },
+        body: Buffer.from("{}"),
+      });
+      // The child waits at the gate: the parent has answered all the same.
+      const { child, run } = JSON.parse(Buffer.from(answer.body).toString());
+      expect([answer.status, child]).toEqual([200, 202]);
+      writeFileSync(gate, "");
+      let record: RunRecord | undefined;
+      for (let tries = 0; tries < 250 && record?.status !== "success"; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await app.history.flush();
+        record = await app.history.read(run);
+      }
+      expect(record).toMatchObject({ integration: "notify", status: "success", parent_run: answer.runId });
+    },
+    20_000,
   );
 });
