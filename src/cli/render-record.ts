@@ -48,8 +48,7 @@ export function renderRecord(record: RunRecord, paint: ChalkInstance, columns?: 
 function filesLine(record: RunRecord, paint: ChalkInstance): string[] {
   if (!record.files?.length) return [];
   const names = record.files.map(
-    (file) =>
-      `${oneLine(file.name)} (${file.size} B${file.kept === false ? ", not kept" : ""})`,
+    (file) => `${oneLine(file.name)} (${file.size} B${file.kept === false ? ", not kept" : ""})`,
   );
   return [`${paint.dim("files")} ${names.join(", ")}`];
 }

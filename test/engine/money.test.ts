@@ -115,6 +115,8 @@ describe("a decimal in the run history", () => {
     );
     const items = result.record.items;
     expect(items.find((item) => item.kind === "DEBUG")).toMatchObject({ data: { fee: "12.3" } });
-    expect(items.find((item) => item.kind === "OUTPUT")).toMatchObject({ data: { payload: { total: "0.3" } } });
+    expect(items.find((item) => item.kind === "OUTPUT")).toMatchObject({
+      data: { payload: { total: "0.3" } },
+    });
   });
 });

@@ -492,6 +492,7 @@ describe("history store", () => {
       dir: "/p/.bass/history",
       maxRuns: 1000,
       storePayloads: true,
+      filesDir: "/p/.bass/files",
       secrets: [],
     });
     expect(
@@ -500,6 +501,7 @@ describe("history store", () => {
       dir: "/p/runs",
       maxRuns: 5,
       storePayloads: false,
+      filesDir: "/p/.bass/files",
       secrets: ["s3cret"],
     });
     // A secret in the folder's path: resolving rewrites it, so the folder and the secret as a path are secrets too.
