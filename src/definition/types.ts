@@ -103,6 +103,8 @@ export type IntegrationHook = (typeof integrationHooks)[number];
 export type Definition = {
   name: string;
   description?: string;
+  /** The language of its cells; javascript unless it says python. */
+  language?: "javascript" | "python";
   active?: boolean;
   run_async?: boolean;
   http_api?: boolean;

@@ -26,6 +26,7 @@ const keys = {
   definition: {
     name: true,
     description: true,
+    language: true,
     active: true,
     run_async: true,
     http_api: true,
