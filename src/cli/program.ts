@@ -85,7 +85,7 @@ export function createProgram(context: ProgramContext): Command {
       .option("--strict", "fail on warnings too", false),
   ).action(async (paths: string[], options: GlobalOptions & { format: IssueFormat; strict: boolean }) => {
     const { runValidate } = await import("./validate.js");
-    context.exitCode = runValidate(
+    context.exitCode = await runValidate(
       paths,
       {
         format: options.format,

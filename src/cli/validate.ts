@@ -11,9 +11,11 @@ import {
 import { hasFailures, type Issue } from "../definition/issue.js";
 import { collectIssues, createReferenceContext, lintProjectFile } from "../definition/lint/lint.js";
 import { lintPaths } from "../definition/lint/lint-paths.js";
+import { saysPython } from "../definition/lint/lint-python-cells.js";
 import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { loadPython } from "../python/runtime.js";
 import { suggestion } from "../suggest.js";
 import { loadTestFile } from "../testing/lint-test-file.js";
 import type { TestFile } from "../testing/test-file.js";
@@ -30,7 +32,11 @@ export interface ValidateOptions {
 }
 
 /** `bass validate [paths…]`: the project, or the files and folders given; exit 1 on an error (any finding with --strict). */
-export function runValidate(paths: readonly string[], options: ValidateOptions, output: Output): number {
+export async function runValidate(
+  paths: readonly string[],
+  options: ValidateOptions,
+  output: Output,
+): Promise<number> {
   const load = { cwd: options.cwd, env: options.env };
   let config: LoadedFile<ProjectConfig> | undefined;
   let definitionFiles: string[];
@@ -59,6 +65,8 @@ export function runValidate(paths: readonly string[], options: ValidateOptions, 
   const tests = testFiles.map((path) => loadTestFile(path, load));
   configIssues.push(...tests.flatMap((test) => test.issues));
 
+  // Python cells are checked by CPython's own parser: the runtime loads only for files that have them.
+  if (definitionFiles.some(saysPython)) await loadPython();
   const lints = lintPaths(definitionFiles, {
     ...load,
     context: createReferenceContext(config),

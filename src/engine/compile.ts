@@ -14,6 +14,7 @@ import {
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
+import { compilePythonCell } from "./python-cell.js";
 import type { CellRealm } from "./realm.js";
 import { createValueMapper } from "./value-mapping.js";
 
@@ -126,7 +127,9 @@ export function compileIntegration(
       bindings: [],
       ...(offset === undefined ? {} : { offset }),
     };
-    return compileCell(ref, prepare(code, namespaceNames), context);
+    return definition.language === "python"
+      ? compilePythonCell(ref, context)
+      : compileCell(ref, prepare(code, namespaceNames), context);
   };
   const requiredCell = (path: ValuePath, code: Cell | undefined): CompiledCell => {
     const compiled = cell(path, code);

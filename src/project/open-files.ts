@@ -21,6 +21,7 @@ import { type CompiledIntegration, compileIntegration } from "../engine/compile.
 import { createRunRealm } from "../engine/namespace.js";
 import type { CellRealm } from "../engine/realm.js";
 import { BassError } from "../errors.js";
+import { pythonRuntime } from "../python/runtime.js";
 import { suggestion } from "../suggest.js";
 import { createProject, type OpenProjectOptions, type Project } from "./project.js";
 import type { CompileSnapshot, FileSnapshot, ProjectSnapshot } from "./snapshot.js";
@@ -34,6 +35,8 @@ export function openProjectFiles(options: OpenProjectOptions): {
   project: Project;
   snapshot: ProjectSnapshot;
   texts: Map<string, string>;
+  /** It has Python definitions and this thread has no Python runtime yet: load it, then open it again. */
+  needsPython: boolean;
 } {
   const texts = new Map<string, string>();
   const load = { cwd: options.cwd, env: options.env, texts };
@@ -46,7 +49,10 @@ export function openProjectFiles(options: OpenProjectOptions): {
   let realm: CellRealm | undefined;
   const modules = { dir: resolved.dir, paths: resolved.config.value?.modules ?? {} };
   const realmOf = () => (realm ??= createRunRealm(modules));
+  const needsPython =
+    !pythonRuntime() && definitions.some((definition) => definition.value?.language === "python");
   for (const definition of usableDefinitions(definitions, issues)) {
+    if (needsPython) break;
     const { integration, snapshot } = compileRecorded(definition, realmOf());
     if (integration) compiled.set(definition, integration);
     // A cell's code holds its `${env:…}` values once resolved: such cells are compiled anew each time.
@@ -68,7 +74,7 @@ export function openProjectFiles(options: OpenProjectOptions): {
     issues: issues.filter((issue) => issue.rule !== "env-unset"),
     compiled: snapshots,
   };
-  return { project, snapshot, texts };
+  return { project, snapshot, texts, needsPython };
 }
 
 /** Compiles a definition, keeping each cell's prepared code, or the error compiling stopped at. */

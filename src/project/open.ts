@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { locateProjectFile } from "../definition/files.js";
 import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../history/store.js";
+import { loadPython } from "../python/runtime.js";
 import { openProjectCache } from "./cache.js";
 import type { OpenProjectOptions, Project } from "./project.js";
 import { type ProjectSnapshot, restoreProject } from "./snapshot.js";
@@ -20,12 +21,21 @@ export async function openProject(options: OpenProjectOptions): Promise<Project>
   ];
   const cached = cache?.read<ProjectSnapshot>(parts);
   const restored = cached && restoreProject(cached.value, cached.texts, options.env);
-  if (restored) return restored;
+  if (restored) {
+    if (restored.definitions.some((definition) => definition.value?.language === "python"))
+      await loadPython();
+    return restored;
+  }
   // The parser, the linter and the cell compiler load only when something must be worked out anew.
   const { openProjectFiles } = await import("./open-files.js");
-  const { project, snapshot, texts } = openProjectFiles(options);
-  cache?.write(parts, texts, snapshot);
-  return project;
+  let opened = openProjectFiles(options);
+  // Python cells are linted and compiled by CPython: a project that has them is opened again once it is loaded.
+  if (opened.needsPython) {
+    await loadPython();
+    opened = openProjectFiles(options);
+  }
+  cache?.write(parts, opened.texts, opened.snapshot);
+  return opened.project;
 }
 
 /** The project's run history, its errors masked with the project's secrets. */

@@ -4,6 +4,7 @@ import type { LoadedDefinition, LoadedFile, LoadedProject } from "../load.js";
 import type { Definition, ProjectConfig } from "../types.js";
 import type { Position } from "../value-path.js";
 import { type CallintReference, lintCells } from "./lint-cells.js";
+import { lintPythonCells } from "./lint-python-cells.js";
 import { endpointKey, lintReferences, type ReferenceContext } from "./lint-references.js";
 import { lintSecrets } from "./lint-secrets.js";
 import { createReport, type Report } from "./report.js";
@@ -92,7 +93,10 @@ export function lintDefinition(definition: LoadedDefinition, context: ReferenceC
   const issues = [...definition.issues];
   const callints: CallintReference[] = [];
   const shapeValid = runLintRules(definition, issues, [
-    (report) => lintCells(definition, report, (reference) => callints.push(reference), context),
+    (report) =>
+      (definition.source.value as Definition).language === "python"
+        ? lintPythonCells(definition, report)
+        : lintCells(definition, report, (reference) => callints.push(reference), context),
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
   ]);

@@ -1,0 +1,65 @@
+import { type CellRef, specialFunctionNames } from "../definition/cells.js";
+import { BassError } from "../errors.js";
+import { pythonRuntime } from "../python/runtime.js";
+import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
+
+let nextCellId = 0;
+
+/** The special functions of each run, made in Python on its first Python cell. */
+const runSpecials = new WeakMap<
+  Namespace,
+  ReturnType<NonNullable<ReturnType<typeof pythonRuntime>>["specials"]>
+>();
+
+/**
+ * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine
+ * runs as it runs JavaScript's: its value plain data, its errors and time-outs placed at their line.
+ */
+export function compilePythonCell(cell: CellRef, context: CompileCellContext): CompiledCell {
+  const runtime = pythonRuntime();
+  // Opening a project with Python definitions loads the runtime first (src/project/open.ts).
+  if (!runtime) throw new Error(`${context.integration}: Python cells need the Python runtime loaded first`);
+  const at = (line: number, column = 1) =>
+    context.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
+  const filename = `bass-py-cell-${nextCellId++}`;
+  const compiled = runtime.compile(cell.code, filename);
+  if ("error" in compiled) {
+    const { message, line, column } = compiled.error;
+    throw new BassError("DEFINITION_INVALID", `${cell.label}: ${message}`, {
+      position: { file: context.file, ...at(line, column) },
+    });
+  }
+  return {
+    label: cell.label,
+    run(namespace, deadline) {
+      let specials = runSpecials.get(namespace);
+      if (!specials) {
+        specials = runtime.specials(namespace);
+        runSpecials.set(namespace, specials);
+      }
+      const outcome = runtime.run(compiled, specials, entriesOf(namespace), deadline);
+      if (outcome.ok) return outcome.value;
+      const timeout = outcome.kind === "timeout";
+      throw new BassError(
+        timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
+        `${context.integration}: ${cell.label}: ${outcome.message}`,
+        { position: { file: context.file, line: at(outcome.line).line, column: 1 }, cell: cell.label },
+      );
+    },
+  };
+}
+
+/**
+ * The namespace's values a cell sees, set ones only. JavaScript's special functions are left out, also
+ * those a Python one made the namespace's own by reading it: Python cells have their own.
+ */
+function entriesOf(namespace: Namespace): [string, unknown][] {
+  const entries: [string, unknown][] = [];
+  for (const name of Object.keys(namespace)) {
+    const value = namespace[name];
+    if (value !== undefined && !specialNames.has(name)) entries.push([name, value]);
+  }
+  return entries;
+}
+
+const specialNames: ReadonlySet<string> = new Set(specialFunctionNames);

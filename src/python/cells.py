@@ -1,0 +1,474 @@
+"""What Python cells see: Flex values, the special functions, and plain data on the way out.
+
+Loaded once per Python runtime (process or worker thread). JavaScript hands each cell the run's
+namespace entries and its special functions; the cell's value goes back as plain data.
+"""
+
+import datetime
+import decimal as _decimal
+import sys
+import types
+
+from pyodide.ffi import JsArray, JsBuffer, JsProxy, jsnull, to_js
+
+import js
+
+_js_has = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k)")
+_js_get = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined")
+_js_set = js.Function.new("o", "k", "v", "o[k] = v")
+_js_delete = js.Function.new("o", "k", "delete o[k]")
+_js_keys = js.Function.new("o", "return Object.keys(o)")
+_from_entries = js.Object.fromEntries
+
+
+def plain(value):
+    """A value as plain data, as JSON holds it: what a cell stores or gives back."""
+    if isinstance(value, Flex):
+        value = object.__getattribute__(value, "_v")
+    if value is None or value is jsnull:
+        return None
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, _decimal.Decimal):
+        return str(value)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(item) for item in value]
+    if isinstance(value, JsProxy):
+        return value
+    return str(value)
+
+
+def to_js_value(value):
+    """A value made JavaScript data: JSON's kinds, bytes as a Uint8Array, JavaScript's own as they are."""
+    data = plain(value)
+    if data is None or isinstance(data, (bool, int, float, str, JsProxy)):
+        return data
+    return to_js(data, dict_converter=_from_entries, create_pyproxies=False)
+
+
+def wrap(value):
+    """A value as a cell reads it: scalars as Python's, containers as Flex, nothing as the null Flex."""
+    if value is None or value is jsnull:
+        return NULL
+    if isinstance(value, JsProxy):
+        if isinstance(value, JsBuffer):
+            return value.to_bytes()
+        if value.typeof == "function":
+            return value
+        return Flex(value)
+    if isinstance(value, (dict, list)):
+        return Flex(value)
+    return value
+
+
+def _is_list(value):
+    return isinstance(value, (list, JsArray))
+
+
+class Flex:
+    """Payload data as the platform's cells read it: by attribute or item, a missing key a falsy null."""
+
+    __slots__ = ("_v",)
+
+    def __init__(self, value):
+        object.__setattr__(self, "_v", value)
+
+    def unwrap(self):
+        return plain(self)
+
+    def _item(self, key):
+        value = object.__getattribute__(self, "_v")
+        if isinstance(key, Flex):
+            key = key.unwrap()
+        if value is None:
+            return NULL
+        if _is_list(value):
+            if isinstance(key, slice):
+                return Flex(plain(value)[key])
+            if not isinstance(key, int) or isinstance(key, bool):
+                return NULL
+            try:
+                return wrap(value[key])
+            except IndexError:
+                return NULL
+        if isinstance(value, dict):
+            return wrap(value.get(key))
+        return wrap(_js_get(value, str(key)))
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        method = _forwarded(self, name)
+        return method if method is not None else self._item(name)
+
+    def __getitem__(self, key):
+        return self._item(key)
+
+    def __setitem__(self, key, item):
+        value = object.__getattribute__(self, "_v")
+        if isinstance(key, Flex):
+            key = key.unwrap()
+        if value is None:
+            raise TypeError(f"cannot set {key!r} on a missing value")
+        if isinstance(value, (dict, list)):
+            value[key] = plain(item)
+        elif isinstance(value, JsArray):
+            value[key] = to_js_value(item)
+        else:
+            _js_set(value, str(key), to_js_value(item))
+
+    def __setattr__(self, name, item):
+        self[name] = item
+
+    def __delitem__(self, key):
+        value = object.__getattribute__(self, "_v")
+        if isinstance(value, (dict, list, JsArray)):
+            del value[key]
+        elif value is not None:
+            _js_delete(value, str(key))
+
+    def __contains__(self, item):
+        value = object.__getattribute__(self, "_v")
+        if value is None:
+            return False
+        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+            return isinstance(item, str) and bool(_js_has(value, item))
+        return plain(item) in plain(self)
+
+    def __iter__(self):
+        value = object.__getattribute__(self, "_v")
+        if value is None:
+            return iter(())
+        if _is_list(value):
+            return (wrap(item) for item in value)
+        return iter(self.keys())
+
+    def keys(self):
+        value = object.__getattribute__(self, "_v")
+        if isinstance(value, dict):
+            return list(value.keys())
+        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+            return list(_js_keys(value))
+        return []
+
+    def __len__(self):
+        value = object.__getattribute__(self, "_v")
+        if value is None:
+            return 0
+        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+            return len(_js_keys(value))
+        return len(value)
+
+    def __bool__(self):
+        return len(self) > 0 if object.__getattribute__(self, "_v") is not None else False
+
+    def __eq__(self, other):
+        return plain(self) == plain(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        data = plain(self)
+        if isinstance(data, (list, dict)):
+            raise TypeError("a Flex list or dict cannot be hashed")
+        return hash(data)
+
+    def __str__(self):
+        return str(_python_data(self))
+
+    def __repr__(self):
+        return repr(_python_data(self))
+
+    def __format__(self, spec):
+        return format(_python_data(self), spec)
+
+
+def _python_data(value):
+    """Plain data with JavaScript's containers made Python's, for printing and comparing."""
+    data = plain(value)
+    if isinstance(data, JsProxy):
+        return data.to_py()
+    if isinstance(data, list):
+        return [_python_data(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _python_data(item) for key, item in data.items()}
+    return data
+
+
+NULL = Flex(None)
+
+_list_reads = {"index", "count", "copy"}
+
+
+def _forwarded(flex, name):
+    """The list or dict method `name` of a Flex's value, working on that value; None when it has none."""
+    value = object.__getattribute__(flex, "_v")
+    if value is None:
+        return None
+    if _is_list(value):
+        if name in _list_reads:
+            return getattr(_python_data(flex), name)
+        methods = _list_methods
+    else:
+        methods = _dict_methods
+    method = methods.get(name)
+    return None if method is None else (lambda *args, **kwargs: method(flex, value, *args, **kwargs))
+
+
+def _append(flex, value, item):
+    value.append(plain(item) if isinstance(value, list) else to_js_value(item))
+
+
+def _extend(flex, value, items):
+    for item in items:
+        _append(flex, value, item)
+
+
+def _insert(flex, value, index, item):
+    if isinstance(value, list):
+        value.insert(index, plain(item))
+    else:
+        value.splice(index, 0, to_js_value(item))
+
+
+def _pop_item(flex, value, index=-1):
+    return wrap(value.pop(index))
+
+
+def _remove(flex, value, item):
+    value.pop(_python_data(flex).index(plain(item)))
+
+
+_list_methods = {"append": _append, "extend": _extend, "insert": _insert, "pop": _pop_item, "remove": _remove}
+
+
+def _get(flex, value, key, default=None):
+    return flex._item(key) if key in flex else default
+
+
+def _items(flex, value):
+    return [(key, flex._item(key)) for key in flex.keys()]
+
+
+def _values(flex, value):
+    return [flex._item(key) for key in flex.keys()]
+
+
+def _copy(flex, value):
+    return _python_data(flex)
+
+
+def _update(flex, value, other=(), **more):
+    for key, item in {**dict(plain(other) or {}), **more}.items():
+        flex[key] = item
+
+
+def _pop_key(flex, value, key, *default):
+    if key in flex:
+        found = flex._item(key)
+        del flex[key]
+        return found
+    if default:
+        return default[0]
+    raise KeyError(key)
+
+
+def _setdefault(flex, value, key, default=None):
+    if key not in flex:
+        flex[key] = default
+    return flex._item(key)
+
+
+_dict_methods = {
+    "get": _get,
+    "items": _items,
+    "values": _values,
+    "copy": _copy,
+    "update": _update,
+    "pop": _pop_key,
+    "setdefault": _setdefault,
+}
+
+
+class _DecimalModule(types.ModuleType):
+    """The decimal module, also callable: decimal('12.30') is an exact Decimal."""
+
+    def __call__(self, value):
+        if value is None or value is NULL:
+            return None
+        return _decimal.Decimal(str(plain(value)))
+
+
+decimal = _DecimalModule("decimal")
+decimal.__dict__.update({k: v for k, v in vars(_decimal).items() if not k.startswith("__")})
+
+_UNSET = object()
+
+
+class RunFile:
+    """One of the run's files, as open() gives it: read, write, close, and `with`."""
+
+    def __init__(self, handle, mode):
+        self._handle = handle
+        self._binary = "b" in mode
+
+    def read(self):
+        data = self._handle.read()
+        return data.to_bytes() if self._binary else data
+
+    def write(self, data):
+        if isinstance(data, (bytes, bytearray)):
+            data = to_js(bytes(data))
+        return self._handle.write(data)
+
+    def close(self):
+        self._handle.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def _unavailable(name):
+    def call(*args, **kwargs):
+        raise NotImplementedError(f"{name} cannot be called from a Python cell in this version of bass")
+
+    return call
+
+
+def specials(namespace):
+    """The special functions of one run, with their Python signatures, working on its namespace."""
+
+    def end(payload=_UNSET, status=None, headers=None, state=None):
+        options = {}
+        if payload is not _UNSET:
+            options["payload"] = payload
+        if status is not None:
+            options["status"] = status
+        if headers is not None:
+            options["headers"] = headers
+        if state is not None:
+            options["state"] = state
+        namespace.end(to_js_value(options))
+
+    def keep(**values):
+        namespace.keep(to_js_value(values))
+
+    def historize(value, label=None):
+        namespace.historize(to_js_value(value), label)
+
+    def debug(value, label=None):
+        namespace.debug(to_js_value(value), label)
+
+    def map_value(set_name, value):
+        return wrap(namespace.map_value(set_name, to_js_value(value)))
+
+    def add_run_label(label):
+        namespace.add_run_label(str(label))
+
+    def get_namespace():
+        return wrap(namespace.get_namespace())
+
+    def print_(*values, sep=" ", end="\n", file=None, flush=False):
+        text = sep.join(str(value) for value in values)
+        if file is None or file is sys.stdout:
+            namespace.console.info(text)
+        elif file is sys.stderr:
+            namespace.console.error(text)
+        else:
+            file.write(text + end)
+
+    def open_file(name, mode="r"):
+        return RunFile(namespace.open_file(name, mode), mode)
+
+    def list_files():
+        return list(namespace.list_files())
+
+    return {
+        "end": end,
+        "keep": keep,
+        "historize": historize,
+        "debug": debug,
+        "map_value": map_value,
+        "add_run_label": add_run_label,
+        "get_namespace": get_namespace,
+        "print": print_,
+        "open_file": open_file,
+        "list_files": list_files,
+        "decimal": decimal,
+        "data_utils": _DataUtils(namespace),
+        "callint": _unavailable("callint"),
+        "calladapter": _unavailable("calladapter"),
+        "open_vault": _unavailable("open_vault"),
+        "import_module": _unavailable("import_module"),
+    }
+
+
+class _DataUtils:
+    """The platform's data_utils, bass's own made callable with Python values."""
+
+    def __init__(self, namespace):
+        self._namespace = namespace
+
+    def __getattr__(self, name):
+        function = getattr(self._namespace.data_utils, name)
+        return lambda *args: wrap(function(*[to_js_value(arg) for arg in args]))
+
+
+def compile_cell(code, filename):
+    """A cell's code object, and whether it is an expression: a one-line cell that is one is evaluated."""
+    text = code.strip()
+    if "\n" not in text:
+        try:
+            return compile(text, filename, "eval"), True
+        except SyntaxError:
+            pass
+    return compile(code, filename, "exec"), False
+
+
+def syntax_error(code, filename):
+    """None for a cell that compiles, else [message, line, column] of its first error (1-based)."""
+    try:
+        compile_cell(code, filename)
+        return None
+    except SyntaxError as error:
+        return [f"{type(error).__name__}: {error.msg}", error.lineno or 1, error.offset or 1]
+
+
+def run_cell(code, expression, run_specials, entries, filename):
+    """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
+    scope = dict(run_specials)
+    for entry in entries:
+        scope[entry[0]] = wrap(entry[1])
+    try:
+        if expression:
+            value = eval(code, scope)
+        else:
+            exec(code, scope)
+            value = scope.get("retvalue")
+        return [True, to_js_value(value)]
+    except KeyboardInterrupt:
+        return [False, "timeout", "the cell ran past its time limit", _line_of(sys.exc_info()[2], filename)]
+    except BaseException as error:
+        message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return [False, "error", message, _line_of(error.__traceback__, filename)]
+
+
+def _line_of(trace, filename):
+    """The line of the cell's own code where the error happened: its last frame in the cell."""
+    line = 1
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == filename:
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line

@@ -1,0 +1,121 @@
+import { existsSync, readFileSync } from "node:fs";
+import type { PyodideAPI } from "pyodide";
+import type { PyProxy } from "pyodide/ffi";
+import { createWatchdog, type Watchdog } from "./watchdog.js";
+
+/** A cell compiled by CPython: its code object, and whether it is an expression. */
+export interface PythonCode {
+  code: PyProxy;
+  expression: boolean;
+  filename: string;
+}
+
+export interface PythonSyntaxError {
+  message: string;
+  /** 1-based, within the cell. */
+  line: number;
+  column: number;
+}
+
+export type PythonOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; kind: "error" | "timeout"; message: string; line: number };
+
+/** CPython in WebAssembly (Pyodide), loaded once per thread, with what cells need of it (cells.py). */
+export interface PythonRuntime {
+  version: string;
+  /** A cell's code object, or its first syntax error (1-based line and column within the cell). */
+  compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
+  /** A cell's first syntax error, if it has one. */
+  syntaxError(code: string): PythonSyntaxError | undefined;
+  /** The special functions of the run whose namespace this is, made on its first Python cell. */
+  specials(namespace: object): PyProxy;
+  /** Runs a cell with the run's namespace entries, within `deadline` (a `performance.now()` time). */
+  run(cell: PythonCode, specials: PyProxy, entries: [string, unknown][], deadline: number): PythonOutcome;
+}
+
+// dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
+const folder = new URL("../python/", import.meta.url);
+let loading: Promise<PythonRuntime> | undefined;
+let loaded: PythonRuntime | undefined;
+
+/** The thread's Python runtime: loaded on the first call, from the build's memory snapshot when there is one. */
+export function loadPython(): Promise<PythonRuntime> {
+  loading ??= startPython().then((runtime) => {
+    loaded = runtime;
+    return runtime;
+  });
+  return loading;
+}
+
+/** The thread's Python runtime if `loadPython` has loaded it. */
+export function pythonRuntime(): PythonRuntime | undefined {
+  return loaded;
+}
+
+async function startPython(): Promise<PythonRuntime> {
+  const { loadPyodide, version } = await import("pyodide");
+  const snapshotFile = new URL(`python-${version}.snapshot`, folder);
+  const pyodide = await loadPyodide({
+    // Nothing is fetched: the standard library comes with the package.
+    packages: [],
+    stdout: () => {},
+    stderr: () => {},
+    ...(existsSync(snapshotFile) ? { _loadSnapshot: readFileSync(snapshotFile) } : {}),
+  });
+  return createRuntime(pyodide, version);
+}
+
+/** The runtime over a loaded Pyodide: cells.py's functions, and a watchdog for the time limit. */
+export function createRuntime(pyodide: PyodideAPI, version: string): PythonRuntime {
+  const cells = pyodide.runPython(cellsModuleSource(), { filename: "bass_cells.py" }) as PyProxy;
+  const get = (name: string) => (cells as unknown as { get(name: string): PyProxy }).get(name);
+  const compileCell = get("compile_cell") as unknown as (code: string, filename: string) => PyProxy;
+  const syntaxError = get("syntax_error") as unknown as (
+    code: string,
+    filename: string,
+  ) => PyProxy | undefined;
+  const specials = get("specials") as unknown as (namespace: object) => PyProxy;
+  const runCell = get("run_cell") as unknown as (...args: unknown[]) => PyProxy;
+  const watchdog: Watchdog = createWatchdog();
+  pyodide.setInterruptBuffer(watchdog.interrupt);
+  const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
+    const error = syntaxError(code, filename);
+    if (!error) return undefined;
+    const [message, line, column] = error.toJs() as [string, number, number];
+    error.destroy();
+    return { message, line, column };
+  };
+  return {
+    version,
+    syntaxError: (code) => findSyntaxError(code, "cell"),
+    compile(code, filename) {
+      const error = findSyntaxError(code, filename);
+      if (error) return { error };
+      const compiled = compileCell(code, filename);
+      const [codeObject, expression] = compiled.toJs({ depth: 1 }) as [PyProxy, boolean];
+      compiled.destroy();
+      return { code: codeObject, expression, filename };
+    },
+    specials: (namespace) => specials(namespace),
+    run(cell, runSpecials, entries, deadline) {
+      watchdog.arm(deadline);
+      let answer: PyProxy | unknown[];
+      try {
+        answer = runCell(cell.code, cell.expression, runSpecials, entries, cell.filename);
+      } finally {
+        watchdog.disarm();
+      }
+      const [ok, value, message, line] = (answer as PyProxy).toJs({ depth: 1 }) as unknown[];
+      (answer as PyProxy).destroy();
+      return ok
+        ? { ok: true, value }
+        : { ok: false, kind: value as "error" | "timeout", message: message as string, line: line as number };
+    },
+  };
+}
+
+/** cells.py, made a module's namespace: runPython gives back its last expression, `globals()`. */
+function cellsModuleSource(): string {
+  return `${readFileSync(new URL("cells.py", folder), "utf8")}\nglobals()\n`;
+}

@@ -1,0 +1,55 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * Stops a Python cell that runs past its deadline. Python holds the thread it runs on, so another thread
+ * watches: at the deadline it writes SIGINT into Pyodide's interrupt buffer, and Python raises
+ * KeyboardInterrupt at its next check (again every few milliseconds, should the cell catch it).
+ */
+export interface Watchdog {
+  /** The buffer Pyodide reads (`setInterruptBuffer`). */
+  interrupt: Int32Array;
+  /** Watches from now until `disarm`; `deadline` is a `performance.now()` time of this thread. */
+  arm(deadline: number): void;
+  disarm(): void;
+}
+
+// Int32 slots: 0 the interrupt buffer, 1 the arming (0 idle, else a count that changes each time).
+// Float64 slot 1: the deadline in ms since the epoch, which every thread's clock agrees on.
+const watcher = `
+const { workerData } = require("node:worker_threads");
+const slots = new Int32Array(workerData);
+const times = new Float64Array(workerData);
+const sigint = 2;
+for (;;) {
+  const armed = Atomics.load(slots, 1);
+  if (armed === 0) { Atomics.wait(slots, 1, 0); continue; }
+  const left = times[1] - (performance.timeOrigin + performance.now());
+  if (left > 0) { Atomics.wait(slots, 1, armed, left); continue; }
+  Atomics.store(slots, 0, sigint);
+  Atomics.wait(slots, 1, armed, 5);
+}
+`;
+
+export function createWatchdog(): Watchdog {
+  const shared = new SharedArrayBuffer(16);
+  const slots = new Int32Array(shared);
+  const times = new Float64Array(shared);
+  const worker = new Worker(watcher, { eval: true, workerData: shared });
+  // It never keeps a process alive.
+  worker.unref();
+  let count = 0;
+  return {
+    interrupt: slots.subarray(0, 1),
+    arm(deadline) {
+      times[1] = performance.timeOrigin + deadline;
+      count = (count % 0x7ffffffe) + 1;
+      Atomics.store(slots, 1, count);
+      Atomics.notify(slots, 1);
+    },
+    disarm() {
+      Atomics.store(slots, 1, 0);
+      // A SIGINT written just as the cell ended is not for the next one.
+      Atomics.store(slots, 0, 0);
+    },
+  };
+}
