@@ -6,6 +6,7 @@ namespace entries and its special functions; the cell's value goes back as plain
 
 import datetime
 import decimal as _decimal
+import signal
 import sys
 import types
 
@@ -169,7 +170,7 @@ class Flex:
         return len(self) > 0 if object.__getattribute__(self, "_v") is not None else False
 
     def __eq__(self, other):
-        return plain(self) == plain(other)
+        return _python_data(self) == _python_data(other)
 
     def __ne__(self, other):
         return not self == other
@@ -445,6 +446,27 @@ def syntax_error(code, filename):
         return [f"{type(error).__name__}: {error.msg}", error.lineno or 1, error.offset or 1]
 
 
+class CellTimeout(BaseException):
+    """Raised in a cell past its deadline: no `except Exception` catches it."""
+
+
+def _stop(frame, event, arg):
+    raise CellTimeout()
+
+
+def _on_deadline(signum, frame):
+    """The watchdog's SIGINT: stop the cell, and again at every line it runs should it catch that."""
+    sys.settrace(_stop)
+    while frame is not None:
+        frame.f_trace = _stop
+        frame.f_trace_lines = True
+        frame = frame.f_back
+    raise CellTimeout()
+
+
+signal.signal(signal.SIGINT, _on_deadline)
+
+
 def run_cell(code, expression, run_specials, entries, filename):
     """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
     scope = dict(run_specials)
@@ -457,11 +479,13 @@ def run_cell(code, expression, run_specials, entries, filename):
             exec(code, scope)
             value = scope.get("retvalue")
         return [True, to_js_value(value)]
-    except KeyboardInterrupt:
-        return [False, "timeout", "the cell ran past its time limit", _line_of(sys.exc_info()[2], filename)]
+    except CellTimeout as error:
+        return [False, "timeout", "the cell ran past its time limit", _line_of(error.__traceback__, filename)]
     except BaseException as error:
         message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         return [False, "error", message, _line_of(error.__traceback__, filename)]
+    finally:
+        sys.settrace(None)
 
 
 def _line_of(trace, filename):

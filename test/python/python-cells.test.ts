@@ -1,0 +1,213 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Item } from "../../src/engine/record.js";
+import { loadPython } from "../../src/python/runtime.js";
+import { runDefinition } from "../_helpers.js";
+
+beforeAll(async () => {
+  await loadPython();
+}, 30_000);
+
+/** A Python definition whose on_success_hook is `hook`. */
+function python(hook: string, extra = ""): string {
+  return `name: py\nlanguage: python\n${extra}on_success_hook: |\n${hook
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n")}\n`;
+}
+
+async function outputOf(hook: string, payload: unknown = {}, extra = ""): Promise<unknown> {
+  const result = await runDefinition(python(hook, extra), { payload });
+  const failure = result.record.items.find((item) => item.kind === "FAILURE");
+  if (failure?.kind === "FAILURE") throw new Error(failure.error.message);
+  return result.output.payload;
+}
+
+const failures = (items: readonly Item[]) =>
+  items.flatMap((item) => (item.kind === "FAILURE" ? [item.error] : []));
+
+describe("Python cells", () => {
+  it("evaluates a one-line expression cell and takes retvalue from statements", async () => {
+    const definition = `name: py
+language: python
+service_requests:
+  - formula_variable: made
+    system: transform
+    field_mappings:
+      - field: doubled
+        value: input.payload.n * 2
+      - field: id
+        value: |
+          import uuid
+          retvalue = uuid.UUID(int=input.payload.n)
+      - field: none
+        nullable: true
+        value: |
+          x = 1
+`;
+    const result = await runDefinition(definition, { payload: { n: 21 } });
+    const request = result.record.items.find((item) => item.kind === "REQUEST");
+    expect(request?.kind === "REQUEST" && request.request.payload).toEqual({
+      doubled: 42,
+      id: "00000000-0000-0000-0000-000000000015",
+      none: null,
+    });
+  });
+
+  it("reads payloads as Flex: attributes or items, a missing key a falsy null at any depth", async () => {
+    const payload = { email: "Ada@Example.com", "top:level": 1, list: [1, 2] };
+    expect(
+      await outputOf(
+        [
+          "output.payload = {",
+          "  'attr': input.payload.email.lower(),",
+          "  'item': input.payload['top:level'],",
+          "  'missing': bool(input.payload.nope.deeper.still),",
+          "  'is_none': input.payload.nope == None,",
+          "  'or': input.payload.nope or 'fallback',",
+          "  'len': len(input.payload.list),",
+          "  'sum': sum(input.payload.list),",
+          "  'in': 'email' in input.payload,",
+          "  'equal': input.payload.list == [1, 2],",
+          "  'text': f'{input.payload.list}',",
+          "  'keys': sorted(input.payload.keys()),",
+          "}",
+        ].join("\n"),
+        payload,
+      ),
+    ).toEqual({
+      attr: "ada@example.com",
+      item: 1,
+      missing: false,
+      is_none: true,
+      or: "fallback",
+      len: 2,
+      sum: 3,
+      in: true,
+      equal: true,
+      text: "[1, 2]",
+      keys: ["email", "list", "top:level"],
+    });
+  });
+
+  it("writes through a Flex to the run's data: append, item and attribute assignment", async () => {
+    expect(
+      await outputOf(
+        [
+          "customers = input.payload.customers",
+          "customers.append({'id': 3})",
+          "customers[0]['name'] = 'first'",
+          "input.payload.flag = True",
+          "output.payload = {'customers': input.payload.customers, 'flag': input.payload.flag}",
+        ].join("\n"),
+        { customers: [{ id: 1 }, { id: 2 }] },
+      ),
+    ).toEqual({ customers: [{ id: 1, name: "first" }, { id: 2 }, { id: 3 }], flag: true });
+  });
+
+  it("makes what a cell gives plain data: Decimal as text, dates as ISO text, tuples as lists, objects as str", async () => {
+    expect(
+      await outputOf(
+        [
+          "import datetime, decimal as d",
+          "output.payload = {",
+          "  'money': d.Decimal('12.30'),",
+          "  'sum': decimal('0.1') + decimal('0.2'),",
+          "  'day': datetime.date(2026, 11, 26),",
+          "  'pair': (1, 'a'),",
+          "  'obj': object.__name__,",
+          "}",
+        ].join("\n"),
+      ),
+    ).toEqual({ money: "12.30", sum: "0.3", day: "2026-11-26", pair: [1, "a"], obj: "object" });
+  });
+
+  it("keeps values across cells with keep(), and locals not", async () => {
+    const definition = `name: py
+language: python
+before_hook: |
+  keep(total=3)
+  local = 1
+on_success_hook: |
+  output.payload = {'total': total, 'local': 'local' in dir()}
+`;
+    const result = await runDefinition(definition, { payload: {} });
+    expect(result.output.payload).toEqual({ total: 3, local: false });
+  });
+
+  it("has the special functions with their Python signatures", async () => {
+    const definition = python(
+      [
+        "historize({'a': 1}, 'first')",
+        "add_run_label('vip')",
+        "print('hello', 42)",
+        "end({'done': True}, 202)",
+      ].join("\n"),
+    );
+    const result = await runDefinition(definition, { payload: {} });
+    expect(result.output).toMatchObject({ status: 202, payload: { done: true } });
+    expect(result.record.labels).toEqual(["vip"]);
+    const kinds = result.record.items.map((item) =>
+      item.kind === "DEBUG"
+        ? ["DEBUG", item.label, item.data]
+        : item.kind === "LOG"
+          ? ["LOG", item.data]
+          : [item.kind],
+    );
+    expect(kinds).toEqual([["INPUT"], ["DEBUG", "first", { a: 1 }], ["LOG", "hello 42"], ["OUTPUT"]]);
+  });
+
+  it("maps values with map_value, and writes and lists the run's files", async () => {
+    const sets = "value_mapping_sets:\n  - name: status\n    mappings:\n      - { from: A, to: active }\n";
+    expect(
+      await outputOf(
+        [
+          "with open_file('out.csv', 'w') as f:",
+          "    f.write('a,b\\n')",
+          "output.payload = {'status': map_value('status', 'A'), 'files': list_files(), 'text': open_file('out.csv').read()}",
+        ].join("\n"),
+        {},
+        sets,
+      ),
+    ).toEqual({ status: "active", files: ["out.csv"], text: "a,b\n" });
+  });
+
+  it("fails a run with the Python error at the definition file's line", async () => {
+    const result = await runDefinition(python("a = 1\nb = {}\nc = b['missing']"), { payload: {} });
+    expect(failures(result.record.items)).toEqual([
+      {
+        code: "cell_error",
+        message: "py: on_success_hook: KeyError: 'missing'",
+        cell: "on_success_hook",
+        file: expect.stringMatching(/a\.yaml$/),
+        line: 6,
+      },
+    ]);
+  });
+
+  it("stops a Python loop at the cell's time limit, and the next run goes on", async () => {
+    const looping = await runDefinition(
+      python("while True:\n    pass"),
+      { payload: {} },
+      { cellTimeoutMs: 100 },
+    );
+    expect(looping.output.status).toBe(504);
+    const [timeout] = failures(looping.record.items);
+    expect(timeout?.code).toBe("cell_timeout");
+    // The loop's line or its body's: wherever the interrupt found it.
+    expect([4, 5]).toContain(timeout?.line);
+    // A cell that catches everything is stopped all the same: the time-out is raised again at its next line.
+    const stubborn = await runDefinition(
+      python("while True:\n    try:\n        while True: pass\n    except BaseException:\n        pass"),
+      { payload: {} },
+      { cellTimeoutMs: 100 },
+    );
+    expect(stubborn.output.status).toBe(504);
+    expect(await outputOf("output.payload = 'after'")).toBe("after");
+  });
+
+  it("refuses to compile a cell with a syntax error, at its line and column", async () => {
+    await expect(runDefinition(python("a = 1\nif a\n    b = 2"), { payload: {} })).rejects.toThrow(
+      /on_success_hook: SyntaxError: expected ':'/,
+    );
+  });
+});
