@@ -3,6 +3,8 @@ export const everyCommand: readonly string[][] = [
   [],
   ["init"],
   ["list"],
+  ["import"],
+  ["import", "glyue"],
   ["validate"],
   ["run"],
   ["test"],

@@ -1,15 +1,13 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, posix, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-import { BassError } from "../errors.js";
+  assertNotAFile,
+  keepStateOutOfGit,
+  packageRoot,
+  refuseTakenFiles,
+  schemasFrom,
+  writeNewFile,
+} from "./new-project-files.js";
 import type { Output } from "./output.js";
 
 /** What `bass init` can make: a small working project, or a copy of the samples. */
@@ -23,8 +21,6 @@ export interface InitOptions {
   command: string;
 }
 
-// dist/cli and the bundle's dist/cli-bundle are both two folders below the package.
-const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
 const templateFolders: Record<InitTemplate, string> = {
   starter: join(packageRoot, "templates", "init"),
   samples: join(packageRoot, "samples"),
@@ -37,16 +33,14 @@ const schemaComment = /^(# yaml-language-server: \$schema=)\S*?([\w-]+\.schema\.
  */
 export function runInit(dir: string | undefined, options: InitOptions, output: Output): number {
   const target = resolve(options.cwd, dir ?? ".");
-  if (existsSync(target) && !statSync(target).isDirectory())
-    throw new BassError("USAGE", `${dir} is a file; bass init takes the folder to make the project in`);
+  assertNotAFile(target, dir ?? ".", "bass init takes the folder to make the project in");
   const files = templateFiles(templateFolders[options.template]);
-  const taken = files.filter((file) => existsSync(join(target, file.to)));
-  if (taken.length > 0) {
-    throw new BassError(
-      "USAGE",
-      `bass init writes over no file, and these are there already: ${taken.map((file) => file.to).join(", ")}; choose an empty folder (bass init my-project)`,
-    );
-  }
+  refuseTakenFiles(
+    target,
+    files.map((file) => file.to),
+    "bass init",
+    "choose an empty folder (bass init my-project)",
+  );
   for (const file of files) write(target, file);
   keepStateOutOfGit(target);
   const where = relative(options.cwd, target) || ".";
@@ -82,17 +76,6 @@ function templateFiles(folder: string, under = ""): TemplateFile[] {
 
 /** Writes one file, its `$schema` comment pointing at the schemas of this bass from the file's folder. */
 function write(target: string, { from, to }: TemplateFile): void {
-  const path = join(target, ...to.split("/"));
-  mkdirSync(dirname(path), { recursive: true });
   const text = readFileSync(from, "utf8");
-  const schemas = relative(dirname(path), join(packageRoot, "schema")).split(sep).join(posix.sep);
-  writeFileSync(path, text.replace(schemaComment, `$1${schemas}/$2`), { flag: "wx" });
-}
-
-/** A `.gitignore` with `.bass/` (bass's state: history, keys, the state key): made, or the line added. */
-function keepStateOutOfGit(target: string): void {
-  const path = join(target, ".gitignore");
-  const present = existsSync(path) ? readFileSync(path, "utf8") : "";
-  if (/^\/?\.bass\/?$/m.test(present)) return;
-  appendFileSync(path, `${present === "" || present.endsWith("\n") ? "" : "\n"}.bass/\n`);
+  writeNewFile(target, to, text.replace(schemaComment, `$1${schemasFrom(target, to)}/$2`));
 }

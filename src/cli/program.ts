@@ -232,6 +232,28 @@ export function createProgram(context: ProgramContext): Command {
     );
   });
 
+  const importer = program
+    .command("import")
+    .description(
+      "make a bass project of another platform's export: glyue (Glyue, now nCino Integration Gateway)",
+    );
+  importer
+    .command("glyue")
+    .description(
+      "convert a Glyue (nCino Integration Gateway) integration export into a bass project: a definition per integration with its Python cells, bass.config.yaml with the systems and vaults, and IMPORT-REPORT.md listing what could not be carried over (printed too); writes over no file",
+    )
+    .argument("<export>", "the export: the platform's JSON file of tables (integration, servicerequest, …)")
+    .option("--out <dir>", "the folder to write the project in (default: the current folder)")
+    .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)")
+    .action(async (file: string, options: { out?: string; color: boolean }) => {
+      const { runImportGlyue } = await import("./import-glyue.js");
+      context.exitCode = runImportGlyue(
+        file,
+        { out: options.out, cwd: context.cwd, command: invokedAs(context.env) },
+        await outputFor({ ...options, project: undefined }),
+      );
+    });
+
   const vault = program
     .command("vault")
     .description("the project's vaults: list them or their keys, get, set and delete items and secrets");
@@ -532,6 +554,8 @@ const examples: Record<string, string[]> = {
   "": ["init my-project", "validate --project my-project", "test --project my-project"],
   init: ["init my-project", "init my-project --template samples"],
   list: ["list", "list --json --project samples"],
+  import: ["import glyue export.json --out my-project"],
+  "import glyue": ["import glyue export.json --out my-project"],
   validate: [
     "validate",
     "validate integrations/customers.create.yaml",

@@ -32,9 +32,10 @@ interface DocExample {
  *   which the README runs `--project samples`;
  * - `tutorial`: the project of docs/tutorial.md with the two mistakes of its step 3 fixed, as
  *   docs/cli.md's outputs of `customers.onboard` show it;
- * - `tutorial-step-4`: that project with its two mistakes still in it.
+ * - `tutorial-step-4`: that project with its two mistakes still in it;
+ * - `glyue`: a new folder holding test/fixtures/glyue/export.json as `export.json`, for `bass import glyue`.
  */
-type Folder = "empty" | "project" | "checkout" | "tutorial" | "tutorial-step-4";
+type Folder = "empty" | "project" | "checkout" | "tutorial" | "tutorial-step-4" | "glyue";
 
 /** How one example runs. */
 interface HowItRuns {
@@ -179,6 +180,13 @@ const examples: Record<string, HowItRuns> = {
   "npx bass --help": { folder: "empty", exit: 0 },
   "npx bass init --help": { folder: "empty", exit: 0 },
   "npx bass list --help": { folder: "empty", exit: 0 },
+  "npx bass import --help": { folder: "empty", exit: 0 },
+  "npx bass import glyue --help": { folder: "empty", exit: 0 },
+  "npx bass import glyue export.json --out my-project": {
+    folder: "glyue",
+    exit: 0,
+    writes: "my-project/bass.config.yaml",
+  },
   "npx bass validate --help": { folder: "empty", exit: 0 },
   "npx bass run --help": { folder: "empty", exit: 0 },
   "npx bass test --help": { folder: "empty", exit: 0 },
@@ -372,6 +380,10 @@ function createFolder(folder: Folder): string {
       return createTempDir(tutorialFiles({ fixed: true }));
     case "tutorial-step-4":
       return createTempDir(tutorialFiles({ fixed: false }));
+    case "glyue":
+      return createTempDir({
+        "export.json": readFileSync(join(repoRoot, "test", "fixtures", "glyue", "export.json"), "utf8"),
+      });
   }
 }
 

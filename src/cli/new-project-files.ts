@@ -1,0 +1,56 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, posix, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BassError } from "../errors.js";
+
+// What the commands that write a new project (`bass init`, `bass import …`) share: the folder, the refusal
+// to write over a file, the `$schema` comments and the `.gitignore`.
+
+/** The installed bass package: dist/cli and the bundle's dist/cli-bundle are both two folders below it. */
+export const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Throws a usage error when `target` is a file: `what` says which folder the command takes. */
+export function assertNotAFile(target: string, shown: string, what: string): void {
+  if (existsSync(target) && !statSync(target).isDirectory())
+    throw new BassError("USAGE", `${shown} is a file; ${what}`);
+}
+
+/**
+ * Throws a usage error naming every one of `paths` (relative to `target`, with `/`) that is there already,
+ * before anything is written: `command` writes over no file. `advice` says what to do instead.
+ */
+export function refuseTakenFiles(
+  target: string,
+  paths: readonly string[],
+  command: string,
+  advice: string,
+): void {
+  const taken = paths.filter((path) => existsSync(join(target, ...path.split("/"))));
+  if (taken.length > 0) {
+    throw new BassError(
+      "USAGE",
+      `${command} writes over no file, and these are there already: ${taken.join(", ")}; ${advice}`,
+    );
+  }
+}
+
+/** Writes a file that is not there yet (`path` relative to `target`, with `/`), making its folders. */
+export function writeNewFile(target: string, path: string, text: string): void {
+  const file = join(target, ...path.split("/"));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text, { flag: "wx" });
+}
+
+/** The folder of this bass's JSON Schemas as a file at `path` (relative to `target`) reaches it, with `/`. */
+export function schemasFrom(target: string, path: string): string {
+  const folder = dirname(join(target, ...path.split("/")));
+  return relative(folder, join(packageRoot, "schema")).split(sep).join(posix.sep);
+}
+
+/** A `.gitignore` with `.bass/` (bass's state: history, keys, the state key): made, or the line added. */
+export function keepStateOutOfGit(target: string): void {
+  const path = join(target, ".gitignore");
+  const present = existsSync(path) ? readFileSync(path, "utf8") : "";
+  if (/^\/?\.bass\/?$/m.test(present)) return;
+  appendFileSync(path, `${present === "" || present.endsWith("\n") ? "" : "\n"}.bass/\n`);
+}
