@@ -450,17 +450,28 @@ class CellTimeout(BaseException):
     """Raised in a cell past its deadline: no `except Exception` catches it."""
 
 
-def _stop(frame, event, arg):
-    raise CellTimeout()
+_monitoring = sys.monitoring
+# Tool ids 0, 1, 2 and 5 are the debugger's, coverage's, profilers' and optimizers'.
+_TIME_LIMIT = 4
+_monitoring.use_tool_id(_TIME_LIMIT, "bass cell time limit")
+_stopping = False
+
+
+def _stop_cell(code, *where):
+    if code.co_filename.startswith("bass-py-cell-"):
+        raise CellTimeout()
+
+
+_monitoring.register_callback(_TIME_LIMIT, _monitoring.events.LINE, _stop_cell)
+_monitoring.register_callback(_TIME_LIMIT, _monitoring.events.JUMP, _stop_cell)
 
 
 def _on_deadline(signum, frame):
-    """The watchdog's SIGINT: stop the cell, and again at every line it runs should it catch that."""
-    sys.settrace(_stop)
-    while frame is not None:
-        frame.f_trace = _stop
-        frame.f_trace_lines = True
-        frame = frame.f_back
+    """The watchdog's SIGINT: stop the cell, and again at every line and jump of it, should it catch that."""
+    global _stopping
+    if not _stopping:
+        _stopping = True
+        _monitoring.set_events(_TIME_LIMIT, _monitoring.events.LINE | _monitoring.events.JUMP)
     raise CellTimeout()
 
 
@@ -471,7 +482,9 @@ def run_cell(code, expression, run_specials, entries, filename):
     """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
     scope = dict(run_specials)
     for entry in entries:
-        scope[entry[0]] = wrap(entry[1])
+        # A variable that holds null is None (`_ is None` holds); within a Flex, a missing key is the null Flex.
+        value = entry[1]
+        scope[entry[0]] = None if value is None or value is jsnull else wrap(value)
     try:
         if expression:
             value = eval(code, scope)
@@ -485,7 +498,14 @@ def run_cell(code, expression, run_specials, entries, filename):
         message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         return [False, "error", message, _line_of(error.__traceback__, filename)]
     finally:
-        sys.settrace(None)
+        _stop_watching()
+
+
+def _stop_watching():
+    global _stopping
+    if _stopping:
+        _stopping = False
+        _monitoring.set_events(_TIME_LIMIT, 0)
 
 
 def _line_of(trace, filename):

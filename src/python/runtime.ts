@@ -108,8 +108,9 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
       }
       const [ok, value, message, line] = (answer as PyProxy).toJs({ depth: 1 }) as unknown[];
       (answer as PyProxy).destroy();
+      // Python's None comes over as undefined: a cell's None is JSON's null.
       return ok
-        ? { ok: true, value }
+        ? { ok: true, value: value ?? null }
         : { ok: false, kind: value as "error" | "timeout", message: message as string, line: line as number };
     },
   };

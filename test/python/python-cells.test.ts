@@ -211,3 +211,22 @@ on_success_hook: |
     );
   });
 });
+
+describe("Python validation rules", () => {
+  it("see the field's value as _, None included", async () => {
+    const definition = `name: py
+language: python
+validation_rules:
+  - type: INPUT
+    field: input.payload.email
+    rule: _ is not None and '@' in _
+    message: email must be an e-mail address
+`;
+    const bad = await runDefinition(definition, { payload: {} });
+    expect(bad.record.items.find((item) => item.kind === "VALIDATION_FAILURE")).toMatchObject({
+      message: "email must be an e-mail address",
+    });
+    const good = await runDefinition(definition, { payload: { email: "ada@example.com" } });
+    expect(good.status).toBe("success");
+  });
+});
