@@ -46,11 +46,22 @@ def plain(value):
 
 
 def to_js_value(value):
-    """A value made JavaScript data: JSON's kinds, bytes as a Uint8Array, JavaScript's own as they are."""
-    data = plain(value)
-    if data is None or isinstance(data, (bool, int, float, str, JsProxy)):
+    """A value made JavaScript data: JSON's kinds (None as null), bytes as a Uint8Array, JavaScript's own as they are."""
+    data = _js_ready(plain(value))
+    if data is jsnull or isinstance(data, (bool, int, float, str, JsProxy)):
         return data
     return to_js(data, dict_converter=_from_entries, create_pyproxies=False)
+
+
+def _js_ready(data):
+    """Plain data with None as jsnull: to_js makes None undefined, which JSON leaves out."""
+    if data is None:
+        return jsnull
+    if isinstance(data, dict):
+        return {key: _js_ready(item) for key, item in data.items()}
+    if isinstance(data, list):
+        return [_js_ready(item) for item in data]
+    return data
 
 
 def wrap(value):
@@ -362,8 +373,8 @@ def specials(namespace):
             options["state"] = state
         namespace.end(to_js_value(options))
 
-    def keep(**values):
-        namespace.keep(to_js_value(values))
+    def keep(values=None, **more):
+        namespace.keep(to_js_value({**(plain(values) or {}), **more}))
 
     def historize(value, label=None):
         namespace.historize(to_js_value(value), label)
