@@ -8,6 +8,7 @@ import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
 import { measurePage } from "./page.js";
 import { measurePool } from "./pool.js";
+import { measurePython } from "./python.js";
 import { measureRealm } from "./realm.js";
 import { measureRunStart } from "./run-start.js";
 import { measureServe } from "./serve.js";
@@ -25,6 +26,7 @@ const measurements = [
   measureTricks,
   measurePool,
   measurePage,
+  measurePython,
   measureServe,
 ];
 

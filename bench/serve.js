@@ -43,6 +43,28 @@ on_success_hook: |
   output.payload = { first_name: created.firstName, email: created.email }
 `;
 
+/** DEFINITION with Python cells, as an integration imported from the platform has them. */
+const PYTHON_DEFINITION = `name: bench.serve
+description: The serve bench integration, in Python
+language: python
+endpoints:
+  - method: POST
+    path: /bench/people
+service_requests:
+  - formula_variable: person
+    system: echo
+    service_name: create-person
+    field_mappings:
+      - field: firstName
+        value: input.payload.first_name.strip()
+      - field: email
+        value: input.payload.email
+on_success_hook: |
+  created = person.response.payload
+  output.status = 201
+  output.payload = {"first_name": created.firstName, "email": created.email}
+`;
+
 const ECHO_REQUEST = {
   path: "/bench/people",
   method: "POST",
@@ -91,6 +113,13 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
       "integrations: integrations\nsystems:\n  echo:\n    adapter: echo\nserve:\n  host: 127.0.0.1\n",
     );
     writeFileSync(join(echoProject, "integrations", "bench.serve.yaml"), DEFINITION);
+    const pythonProject = join(root, "python");
+    mkdirSync(join(pythonProject, "integrations"), { recursive: true });
+    writeFileSync(
+      join(pythonProject, "bass.config.yaml"),
+      readFileSync(join(echoProject, "bass.config.yaml")),
+    );
+    writeFileSync(join(pythonProject, "integrations", "bench.serve.yaml"), PYTHON_DEFINITION);
     const liveProject = join(root, "samples");
     cpSync(samples, liveProject, {
       recursive: true,
@@ -103,19 +132,22 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
       ["bare", [baselines, "bare"]],
       ["mockcore", [bass, "mockcore", "--host", "127.0.0.1", "--port", "0"]],
     ]);
-    const [serveLive, proxy] = await start([
+    const [serveLive, proxy, servePython] = await start([
       ["serve-live", serve(liveProject), { CORE_URL: core }],
       ["proxy", [baselines, "proxy", core]],
+      ["serve-python", serve(pythonProject)],
     ]);
 
     await expectAnswer(serveEcho.url, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
     await expectAnswer(bare.url, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
+    await expectAnswer(servePython.url, ECHO_REQUEST, 201, (body) => isDeepStrictEqual(body, ECHO_ANSWER));
     await expectAnswer(serveLive.url, LIVE_REQUEST, 200, (body) => body?.customer_id === "P000001");
     await expectAnswer(proxy.url, LIVE_REQUEST, 200, (body) => body?.personId === "P000001");
 
     const targets = {
       serveEcho: { ...serveEcho, request: ECHO_REQUEST, latencies: true },
       bare: { ...bare, request: ECHO_REQUEST, latencies: true },
+      servePython: { ...servePython, request: ECHO_REQUEST },
       serveLive: { ...serveLive, request: LIVE_REQUEST },
       proxy: { ...proxy, request: LIVE_REQUEST },
     };
@@ -133,7 +165,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
     }
     for (let round = 0; round < rounds; round++) {
       for (const pair of [
-        [targets.serveEcho, targets.bare],
+        [targets.serveEcho, targets.bare, targets.servePython],
         [targets.serveLive, targets.proxy],
       ]) {
         for (const target of round % 2 ? [...pair].reverse() : pair) await load(target, seconds, true);
@@ -176,6 +208,14 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
         baseline: { ms: p99(targets.bare), label: "bare node:http p99" },
         goal: { text: "under 5 ms, no errors", max: 5, of: "value", holds: echo.errors === 0 },
         note: `the p99 of all ${echo.latencyMs.length} response times of the serve rounds above is ${p99(echo).toFixed(2)} ms (p50 ${percentile(echo.latencyMs, 0.5).toFixed(2)} ms, max ${percentile(echo.latencyMs, 1).toFixed(1)} ms) with ${echo.errors} errors (non-2xx answers, socket errors, time-outs); bare node:http p99 ${p99(targets.bare).toFixed(2)} ms`,
+      },
+      {
+        name: "serve, Python echo integration",
+        value: rate(targets.servePython),
+        unit: "req/s",
+        baseline: { value: rate(targets.bare), label: "bare node:http" },
+        goal: { text: "0.3× the req/s or more", max: 1 / 0.3, of: "ratio" },
+        note: `bass serve answers the same integration with Python cells at ${(rate(targets.servePython) / rate(targets.bare)).toFixed(2)}× the requests per second of the bare node:http server (3 Python cells, in serve's worker threads, each holding its own Python runtime; ${load10}; rounds ${spread(targets.servePython)})`,
       },
       {
         name: "serve, live path to mock core",

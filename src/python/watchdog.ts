@@ -13,38 +13,46 @@ export interface Watchdog {
   disarm(): void;
 }
 
-// Int32 slots: 0 the interrupt buffer, 1 the arming (0 idle, else a count that changes each time).
-// Float64 slot 1: the deadline in ms since the epoch, which every thread's clock agrees on.
+// Int32 slots: 0 the interrupt buffer, 1 the arming (0 idle, else a count that changes each time), 2 set
+// while the watcher sleeps until armed. Float64 slot 2: the deadline in ms since the epoch, which every
+// thread's clock agrees on. An armed watcher looks again at least every 50 ms, so a cell armed while it
+// slept toward an earlier cell's deadline is stopped that late at most; only an idle one needs waking.
 const watcher = `
-const { workerData } = require("node:worker_threads");
+const { workerData } = process.getBuiltinModule("node:worker_threads");
 const slots = new Int32Array(workerData);
 const times = new Float64Array(workerData);
 const sigint = 2;
 for (;;) {
   const armed = Atomics.load(slots, 1);
-  if (armed === 0) { Atomics.wait(slots, 1, 0); continue; }
-  const left = times[1] - (performance.timeOrigin + performance.now());
-  if (left > 0) { Atomics.wait(slots, 1, armed, left); continue; }
+  if (armed === 0) {
+    Atomics.store(slots, 2, 1);
+    Atomics.wait(slots, 1, 0);
+    Atomics.store(slots, 2, 0);
+    continue;
+  }
+  const left = times[2] - (performance.timeOrigin + performance.now());
+  if (left > 0) { Atomics.wait(slots, 1, armed, Math.min(left, 50)); continue; }
   Atomics.store(slots, 0, sigint);
   Atomics.wait(slots, 1, armed, 5);
 }
 `;
 
 export function createWatchdog(): Watchdog {
-  const shared = new SharedArrayBuffer(16);
+  const shared = new SharedArrayBuffer(24);
   const slots = new Int32Array(shared);
   const times = new Float64Array(shared);
-  const worker = new Worker(watcher, { eval: true, workerData: shared });
+  // Whatever flags the process has (--input-type=module), the watcher is a plain script.
+  const worker = new Worker(watcher, { eval: true, workerData: shared, execArgv: [] });
   // It never keeps a process alive.
   worker.unref();
   let count = 0;
   return {
     interrupt: slots.subarray(0, 1),
     arm(deadline) {
-      times[1] = performance.timeOrigin + deadline;
+      times[2] = performance.timeOrigin + deadline;
       count = (count % 0x7ffffffe) + 1;
       Atomics.store(slots, 1, count);
-      Atomics.notify(slots, 1);
+      if (Atomics.load(slots, 2) === 1) Atomics.notify(slots, 1);
     },
     disarm() {
       Atomics.store(slots, 1, 0);

@@ -6,6 +6,7 @@ import type { HistoryStore } from "../history/store.js";
 import { createRunPool, type RunPool } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
+import type { Project } from "../project/project.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
 import { createSealer } from "../state/seal.js";
@@ -119,8 +120,11 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
-          // An async callint child answers nothing: its parent's answer does not wait for it.
-          onLaterChild: (child) => history.writeLine(child.runId, child.line),
+          // An async callint child answers nothing: its parent's answer does not wait for it. The channel
+          // its records come back on costs every request some CPU, so only a project that calls has it.
+          onLaterChild: callsIntegrations(set.project)
+            ? (child) => history.writeLine(child.runId, child.line)
+            : undefined,
         })
       : undefined;
   let workers = pool && (await workerRunsOf(pool, 1, systems));
@@ -248,4 +252,9 @@ function sameSystems(a: ServedSet, b: ServedSet): boolean {
   const systemsOf = (set: ServedSet) =>
     JSON.stringify([set.project.config.systems, set.project.config.mockcore]);
   return systemsOf(a) === systemsOf(b);
+}
+
+/** Whether a cell of the project may call another integration: its definitions' text names callint. */
+function callsIntegrations(project: Project): boolean {
+  return project.definitions.some((definition) => definition.source.text.includes("callint"));
 }

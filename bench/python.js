@@ -1,0 +1,96 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { median, pairRatios, timeCommands } from "./lib.js";
+
+const dist = new URL("../dist/", import.meta.url);
+const runtimeModule = new URL("python/runtime.js", dist).href;
+
+/** The cell both languages run: one field of the input, doubled. */
+const CELLS = { python: "input.payload.n * 2", javascript: "input.payload.n * 2" };
+
+/**
+ * Python cells:
+ * - loading the runtime, once per process or worker thread: a process that loads it from the build's memory
+ *   snapshot against one that loads Pyodide itself (its own start, no snapshot), wall time, taking turns;
+ * - one simple cell after the load: the same expression cell in a Python and a JavaScript definition, each
+ *   compiled once and run many times through the engine's cell (namespace in, plain value out).
+ */
+export async function measurePython({ loads = 5, cellRuns = 20_000, rounds = 5 } = {}) {
+  const load = (snapshot) =>
+    snapshot
+      ? `const m = await import(${JSON.stringify(runtimeModule)}); await m.loadPython();`
+      : "const { loadPyodide } = await import('pyodide'); await loadPyodide();";
+  const command = (snapshot) => [process.execPath, "--input-type=module", "-e", load(snapshot)];
+  const [fromSnapshot, plain] = timeCommands([command(true), command(false)], {
+    runs: loads,
+    clock: "wall",
+    cwd: new URL("..", import.meta.url).pathname,
+  });
+  const loadRatio = pairRatios(fromSnapshot, plain);
+
+  const cells = await compileCells();
+  const perCell = (cell) => {
+    const started = performance.now();
+    for (let run = 0; run < cellRuns; run++) cell();
+    return ((performance.now() - started) * 1000) / cellRuns;
+  };
+  for (const cell of Object.values(cells)) perCell(cell);
+  const python = [];
+  const javascript = [];
+  for (let round = 0; round < rounds; round++) {
+    python.push(perCell(cells.python));
+    javascript.push(perCell(cells.javascript));
+  }
+  return [
+    {
+      name: "Python runtime load, once",
+      value: fromSnapshot.median,
+      baseline: { ms: plain.median, label: "Pyodide's own load" },
+      ratio: loadRatio,
+      goal: { text: "under 1.5 s", max: 1500, of: "value" },
+      note: `a process loads the Python runtime from the build's memory snapshot in ${fromSnapshot.median.toFixed(0)} ms of wall time, against ${plain.median.toFixed(0)} ms for Pyodide's own load (${loadRatio.median.toFixed(2)}×, spread ${loadRatio.min.toFixed(2)}–${loadRatio.max.toFixed(2)}×, ${loads} pairs, whole processes); serve's worker threads each pay it once`,
+    },
+    {
+      name: "Python cell, after the load",
+      value: median(python) / 1000,
+      baseline: { ms: median(javascript) / 1000, label: "the same JavaScript cell" },
+      goal: { text: "under 100 µs", max: 0.1, of: "value" },
+      note: `a one-line Python expression cell (${CELLS.python}) runs in ${median(python).toFixed(1)} µs through the engine's cell, namespace in and plain value out, against ${median(javascript).toFixed(2)} µs for the same JavaScript cell (${cellRuns} runs a round, medians of ${rounds} rounds, alternating)`,
+    },
+  ];
+}
+
+/** The two cells, compiled by the engine as a project's definitions are, each with a namespace to run in. */
+async function compileCells() {
+  const { loadPython } = await import(runtimeModule);
+  await loadPython();
+  const { openProject } = await import(new URL("project/open.js", dist));
+  const root = mkdtempSync(join(tmpdir(), "bass-bench-python-"));
+  try {
+    mkdirSync(join(root, "integrations"));
+    writeFileSync(join(root, "bass.config.yaml"), "integrations: integrations\nsystems: {}\n");
+    for (const [language, code] of Object.entries(CELLS))
+      writeFileSync(
+        join(root, "integrations", `${language}.yaml`),
+        `name: ${language}\nlanguage: ${language}\nbefore_hook: ${JSON.stringify(code)}\n`,
+      );
+    const project = await openProject({ cwd: root, env: {}, projectDir: root });
+    if (project.issues.length)
+      throw new Error(`the Python bench project does not validate: ${JSON.stringify(project.issues)}`);
+    const made = {};
+    for (const definition of project.definitions) {
+      const integration = project.compile(definition);
+      const namespace = integration.realm.createNamespace();
+      namespace.input = integration.realm.adopt({ payload: { n: 21 } });
+      const cell = integration.hooks.before_hook;
+      made[definition.value.language] = () => {
+        if (cell.run(namespace, performance.now() + 1000) !== 42) throw new Error("the cell did not give 42");
+      };
+    }
+    return made;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
