@@ -320,7 +320,7 @@ system answered \`success: false\` or could not be reached), 504 (a time-out) or
 with \`{ "error": { "code", "message", "run_id", "details" } }\`. The choices bass makes where the
 specification is silent — how cells see globals, time limits, RESPONSE rules on error answers, masking
 by value — are listed in the README under
-[How runs behave where the spec is silent](../README.md#how-runs-behave-where-the-spec-is-silent).
+[How runs behave](../README.md#how-runs-behave).
 `,
   project: `\`\${env:NAME}\` and \`\${env:NAME:-default}\` may appear in any string. A variable that is not set
 and has no default is a warning of \`bass validate\` (\`env-unset\`) and stops \`run\`, \`serve\` and

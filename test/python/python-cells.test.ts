@@ -233,9 +233,12 @@ validation_rules:
 
 describe("Python values as JSON", () => {
   it("keeps None as null in what a cell gives, also within lists and dicts", async () => {
-    const result = await runDefinition(python("output.payload = {'a': None, 'b': [None, 1], 'c': input.payload.nope}"), {
-      payload: {},
-    });
+    const result = await runDefinition(
+      python("output.payload = {'a': None, 'b': [None, 1], 'c': input.payload.nope}"),
+      {
+        payload: {},
+      },
+    );
     expect(result.output.payload).toEqual({ a: null, b: [null, 1], c: null });
   });
 });
