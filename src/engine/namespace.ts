@@ -182,6 +182,7 @@ export function createRunRealm(modules: ModuleFiles = { dir: ".", paths: {} }): 
         ? importModule
         : ((specials[name] as Special)(RunOf.of(namespace), namespace) as SpecialImplementation),
   });
+  realm.modules = modules;
   return realm;
 }
 

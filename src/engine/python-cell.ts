@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { type CellRef, specialFunctionNames } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { pythonRuntime } from "../python/runtime.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
+import type { CellRealm } from "./realm.js";
 
 let nextCellId = 0;
 
@@ -34,7 +37,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     run(namespace, deadline) {
       let specials = runSpecials.get(namespace);
       if (!specials) {
-        specials = runtime.specials(namespace);
+        specials = runtime.specials(namespace, moduleReader(context.realm));
         runSpecials.set(namespace, specials);
       }
       const outcome = runtime.run(compiled, specials, entriesOf(namespace), deadline);
@@ -46,6 +49,36 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
         { position: { file: context.file, line: at(outcome.line).line, column: 1 }, cell: cell.label },
       );
     },
+  };
+}
+
+/** A module's file and text (read once per loaded project), for import_module of Python cells. */
+const moduleTexts = new WeakMap<object, Map<string, [string, string]>>();
+
+function moduleReader(realm: CellRealm): (name: unknown) => [string, string] {
+  const files = realm.modules ?? { dir: ".", paths: {} };
+  let texts = moduleTexts.get(realm);
+  if (!texts) moduleTexts.set(realm, (texts = new Map()));
+  const read = texts;
+  return (given) => {
+    const name = String(given);
+    const known = read.get(name);
+    if (known) return known;
+    const path = Object.hasOwn(files.paths, name) ? (files.paths[name] as string) : undefined;
+    if (path === undefined) {
+      const names = Object.keys(files.paths);
+      throw new Error(
+        `import_module: the project file has no module "${name}"${names.length ? ` (it has ${names.join(", ")})` : " (its modules: names none)"}`,
+      );
+    }
+    if (!path.endsWith(".py"))
+      throw new Error(
+        `import_module: module "${name}" is ${path}, not a Python file (.py): a Python cell imports Python`,
+      );
+    const file = resolve(files.dir, path);
+    const text: [string, string] = [file, readFileSync(file, "utf8")];
+    read.set(name, text);
+    return text;
   };
 }
 

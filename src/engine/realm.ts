@@ -1,6 +1,7 @@
 import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
 
 /** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
@@ -54,6 +55,8 @@ export interface NativeLibrary {
  * checks the compiled code calls are made in the realm, and what bass hands in is copied into it.
  */
 export interface CellRealm {
+  /** The project file's `modules:`, for `import_module` of Python cells, which read them themselves. */
+  modules?: ModuleFiles;
   /**
    * A function of the realm from a cell's prepared code: an expression's value or a body's `return`, an
    * async function's promise where the cell awaits. Line 1 of the cell is line 2 of `filename`.

@@ -10,7 +10,7 @@ import signal
 import sys
 import types
 
-from pyodide.ffi import JsArray, JsBuffer, JsProxy, jsnull, to_js
+from pyodide.ffi import JsArray, JsBuffer, JsException, JsProxy, jsnull, to_js
 
 import js
 
@@ -358,7 +358,35 @@ def _unavailable(name):
     return call
 
 
-def specials(namespace):
+class _SharedModule(types.ModuleType):
+    """A shared module as cells get it: its names read-only, so that no run leaves state in it."""
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"module {self.__name__} is shared by every run: its names cannot be set")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"module {self.__name__} is shared by every run: its names cannot be deleted")
+
+
+# Modules by file and text: evaluated once for each text a project's load reads.
+_shared_modules = {}
+
+
+def _import_module(read_module, name):
+    path, text = read_module(name)
+    key = (path, text)
+    module = _shared_modules.get(key)
+    if module is None:
+        made = types.ModuleType(str(name))
+        made.__file__ = path
+        exec(compile(text, path, "exec"), made.__dict__)
+        module = _SharedModule(str(name))
+        module.__dict__.update(made.__dict__)
+        _shared_modules[key] = module
+    return module
+
+
+def specials(namespace, read_module):
     """The special functions of one run, with their Python signatures, working on its namespace."""
 
     def end(payload=_UNSET, status=None, headers=None, state=None):
@@ -422,7 +450,7 @@ def specials(namespace):
         "callint": _unavailable("callint"),
         "calladapter": _unavailable("calladapter"),
         "open_vault": _unavailable("open_vault"),
-        "import_module": _unavailable("import_module"),
+        "import_module": lambda name: _import_module(read_module, name),
     }
 
 
@@ -505,6 +533,10 @@ def run_cell(code, expression, run_specials, entries, filename):
         return [True, to_js_value(value)]
     except CellTimeout as error:
         return [False, "timeout", "the cell ran past its time limit", _line_of(error.__traceback__, filename)]
+    except JsException as error:
+        # bass's own errors (an unknown module, a closed file) say what went wrong as they are.
+        message = str(error).removeprefix("Error: ")
+        return [False, "error", message, _line_of(error.__traceback__, filename)]
     except BaseException as error:
         message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         return [False, "error", message, _line_of(error.__traceback__, filename)]

@@ -28,8 +28,11 @@ export interface PythonRuntime {
   compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
   /** A cell's first syntax error, if it has one. */
   syntaxError(code: string): PythonSyntaxError | undefined;
-  /** The special functions of the run whose namespace this is, made on its first Python cell. */
-  specials(namespace: object): PyProxy;
+  /**
+   * The special functions of the run whose namespace this is, made on its first Python cell;
+   * `readModule` gives a shared module's file and text for import_module.
+   */
+  specials(namespace: object, readModule: (name: unknown) => [string, string]): PyProxy;
   /** Runs a cell with the run's namespace entries, within `deadline` (a `performance.now()` time). */
   run(cell: PythonCode, specials: PyProxy, entries: [string, unknown][], deadline: number): PythonOutcome;
 }
@@ -75,7 +78,10 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const specials = get("specials") as unknown as (namespace: object) => PyProxy;
+  const specials = get("specials") as unknown as (
+    namespace: object,
+    readModule: (name: unknown) => [string, string],
+  ) => PyProxy;
   const runCell = get("run_cell") as unknown as (...args: unknown[]) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
@@ -97,7 +103,7 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
       compiled.destroy();
       return { code: codeObject, expression, filename };
     },
-    specials: (namespace) => specials(namespace),
+    specials: (namespace, readModule) => specials(namespace, readModule),
     run(cell, runSpecials, entries, deadline) {
       watchdog.arm(deadline);
       let answer: PyProxy | unknown[];

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Item } from "../../src/engine/record.js";
 import { loadPython } from "../../src/python/runtime.js";
-import { runDefinition } from "../_helpers.js";
+import { createTempDir, runDefinition } from "../_helpers.js";
 
 beforeAll(async () => {
   await loadPython();
@@ -240,5 +240,54 @@ describe("Python values as JSON", () => {
       },
     );
     expect(result.output.payload).toEqual({ a: null, b: [null, 1], c: null });
+  });
+});
+
+describe("import_module in Python cells", () => {
+  const project = "systems: {}\nmodules:\n  helpers: modules/helpers.py\n  scripts: modules/scripts.js\n";
+  const withModules = async (hook: string) => {
+    const dir = createTempDir({
+      "bass.config.yaml": project,
+      "modules/helpers.py":
+        "import decimal\nRATE = decimal.Decimal('0.25')\n\ndef fee(amount):\n    return decimal.Decimal(str(amount)) * RATE\n",
+      "modules/scripts.js": "exports.x = 1\n",
+      "integrations/py.yaml": python(hook),
+    });
+    await loadPython();
+    const { openProjectFiles } = await import("../../src/project/open-files.js");
+    const { project: opened } = openProjectFiles({ cwd: dir, env: {} });
+    const { runIntegration } = await import("../../src/engine/run.js");
+    return runIntegration(
+      opened.compile(opened.definitions[0] as never),
+      { payload: {} },
+      {
+        ...opened.limits,
+        adapters: () => {
+          throw new Error("no systems");
+        },
+        trigger: "test",
+        secrets: [],
+      },
+    );
+  };
+
+  it("gives a Python module's names, evaluated once, read-only", async () => {
+    const result = await withModules(
+      "helpers = import_module('helpers')\noutput.payload = {'fee': helpers.fee(100), 'same': helpers is import_module('helpers')}",
+    );
+    expect(result.output.payload).toEqual({ fee: "25.00", same: true });
+    const changed = await withModules("import_module('helpers').RATE = 1");
+    expect(failures(changed.record.items)[0]?.message).toContain(
+      "AttributeError: module helpers is shared by every run: its names cannot be set",
+    );
+  });
+
+  it("names the modules there are, and refuses a JavaScript one", async () => {
+    const unknown = await withModules("import_module('nope')");
+    expect(failures(unknown.record.items)[0]?.message).toBe(
+      'py: on_success_hook: import_module: the project file has no module "nope" (it has helpers, scripts)',
+    );
+    const script = await withModules("import_module('scripts')");
+    expect(failures(script.record.items)[0]?.message).toContain("not a Python file (.py)");
   });
 });
