@@ -57,9 +57,8 @@ const moduleTexts = new WeakMap<object, Map<string, [string, string]>>();
 
 function moduleReader(realm: CellRealm): (name: unknown) => [string, string] {
   const files = realm.modules ?? { dir: ".", paths: {} };
-  let texts = moduleTexts.get(realm);
-  if (!texts) moduleTexts.set(realm, (texts = new Map()));
-  const read = texts;
+  const read = moduleTexts.get(realm) ?? new Map<string, [string, string]>();
+  moduleTexts.set(realm, read);
   return (given) => {
     const name = String(given);
     const known = read.get(name);
