@@ -10,6 +10,7 @@ import { createRunFiles, type RunFiles } from "./run-files.js";
 import { addItem, type RunState } from "./run-state.js";
 import { callAdapterFromCell } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
+import type { RunMasks } from "./vault.js";
 
 interface EndOptions {
   state?: "success" | "failure";
@@ -95,10 +96,7 @@ const specials: Readonly<Record<string, Special>> = {
   open_vault: (state) => async (name: unknown) => {
     if (!state.vaults) throw new Error("open_vault: this run has no vaults");
     const cell = state.cellsEnded;
-    const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, {
-      add: (secret) => state.maskedValues.add(secret),
-      holds: (text) => createScrubber([...state.maskedValues, ...state.secrets])(text) !== text,
-    });
+    const { vault, release } = await state.vaults.open(String(name), state.cellDeadline, runMasks(state));
     if (state.cellsEnded !== cell) {
       release();
       throw new Error(`open_vault: the cell that opened vault ${String(name)} ended before it was free`);
@@ -119,6 +117,19 @@ const specials: Readonly<Record<string, Special>> = {
     (...args: unknown[]) =>
       callIntegration(state, () => namespaceData(namespace), args as Parameters<typeof callIntegration>[2]),
 };
+
+/** What the run masks, as a vault it opens needs it. */
+export function runMasks(state: RunState): RunMasks {
+  return {
+    add: (secret) => state.maskedValues.add(secret),
+    holds: (text) => createScrubber([...state.maskedValues, ...state.secrets])(text) !== text,
+  };
+}
+
+/** The run a namespace belongs to, for bass's own code (Python cells' special functions); never a cell's. */
+export function runStateOf(namespace: Namespace): RunState {
+  return RunOf.of(namespace);
+}
 
 function runFiles(state: RunState): RunFiles {
   state.files ??= createRunFiles(state.uploaded);

@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type CellRef, specialFunctionNames } from "../definition/cells.js";
 import { BassError } from "../errors.js";
-import { pythonRuntime } from "../python/runtime.js";
+import { type PythonHost, pythonRuntime } from "../python/runtime.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
+import { runMasks, runStateOf } from "./namespace.js";
 import type { CellRealm } from "./realm.js";
 
 let nextCellId = 0;
@@ -32,22 +33,44 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
       position: { file: context.file, ...at(line, column) },
     });
   }
+  const runNow = (namespace: Namespace, deadline: number) => {
+    let specials = runSpecials.get(namespace);
+    if (!specials) {
+      specials = runtime.specials(namespace, hostFor(namespace, context.realm));
+      runSpecials.set(namespace, specials);
+    }
+    const outcome = runtime.run(compiled, specials, entriesOf(namespace), deadline);
+    if (outcome.ok) return outcome.value;
+    const timeout = outcome.kind === "timeout";
+    throw new BassError(
+      timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
+      `${context.integration}: ${cell.label}: ${outcome.message}`,
+      { position: { file: context.file, line: at(outcome.line).line, column: 1 }, cell: cell.label },
+    );
+  };
+  // A cell that may open a vault waits first for what opening one needs and a Python cell cannot await.
+  const opensVaults = cell.code.includes("open_vault");
   return {
     label: cell.label,
     run(namespace, deadline) {
-      let specials = runSpecials.get(namespace);
-      if (!specials) {
-        specials = runtime.specials(namespace, moduleReader(context.realm));
-        runSpecials.set(namespace, specials);
-      }
-      const outcome = runtime.run(compiled, specials, entriesOf(namespace), deadline);
-      if (outcome.ok) return outcome.value;
-      const timeout = outcome.kind === "timeout";
-      throw new BassError(
-        timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
-        `${context.integration}: ${cell.label}: ${outcome.message}`,
-        { position: { file: context.file, line: at(outcome.line).line, column: 1 }, cell: cell.label },
-      );
+      const vaults = opensVaults ? runStateOf(namespace).vaults : undefined;
+      return vaults ? vaults.ready().then(() => runNow(namespace, deadline)) : runNow(namespace, deadline);
+    },
+  };
+}
+
+/** What Python's special functions ask of bass for one run: shared modules, and its vaults. */
+function hostFor(namespace: Namespace, realm: CellRealm): PythonHost {
+  return {
+    readModule: moduleReader(realm),
+    openVault(name) {
+      const state = runStateOf(namespace);
+      if (!state.vaults) throw new Error("open_vault: this run has no vaults");
+      const held = state.vaults.openNow(String(name), state.cellDeadline, runMasks(state));
+      // Held until the `with` block or the cell ends, whichever comes first.
+      state.holds ??= [];
+      state.holds.push(held.release);
+      return held;
     },
   };
 }

@@ -22,12 +22,25 @@ export interface RunMasks {
   holds(text: string): boolean;
 }
 
+/** A vault a run holds, until `release`. */
+export interface HeldVault {
+  vault: VaultHandle;
+  release(): void;
+}
+
 export interface VaultStore {
   /**
    * Waits until no other run (of any thread or process) holds the vault, up to `deadline` (a
    * `performance.now()` time; past it, `vault_busy`), then holds it.
    */
-  open(name: string, deadline: number, masks: RunMasks): Promise<{ vault: VaultHandle; release(): void }>;
+  open(name: string, deadline: number, masks: RunMasks): Promise<HeldVault>;
+  /**
+   * As `open`, waiting with the thread blocked: for Python cells, which cannot await. `ready` must have
+   * settled first.
+   */
+  openNow(name: string, deadline: number, masks: RunMasks): HeldVault;
+  /** Opens what `openNow` needs and cannot wait for (the state key). */
+  ready(): Promise<void>;
   /** The vault's items and its secrets' keys, without holding it (`bass vault list`). */
   peek(name: string): Promise<{ items: Record<string, unknown>; secretKeys: string[] }>;
 }

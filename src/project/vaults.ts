@@ -13,7 +13,7 @@ import { threadId } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { VaultConfig } from "../definition/types.js";
 import { setOwn } from "../engine/paths.js";
-import type { RunMasks, VaultHandle, VaultStore } from "../engine/vault.js";
+import type { HeldVault, RunMasks, VaultHandle, VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import type { Sealer } from "../state/seal.js";
 import { openStateKey } from "../state/state-key.js";
@@ -58,8 +58,19 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
   const folder = join(options.dir, ".bass", "vaults");
   const fileOf = (name: string) => join(folder, `${checkedName(name)}.json`);
 
+  let opened: Sealer | undefined;
+  const sealer = async () => {
+    opened ??= await options.sealer();
+    return opened;
+  };
+  // Only the store's own calls reach here after ready() or an await of sealer().
+  const sealerNow = () => {
+    if (!opened) throw new Error("the vault store is not ready: await ready() first");
+    return opened;
+  };
+
   /** The vault's file, with the seeds of keys it does not hold yet written in. */
-  const load = async (name: string, write = true): Promise<VaultFile> => {
+  const load = (name: string, write = true): VaultFile => {
     const path = fileOf(name);
     const stored: VaultFile = existsSync(path)
       ? (JSON.parse(readFileSync(path, "utf8")) as VaultFile)
@@ -75,40 +86,52 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
       ([key]) => !Object.hasOwn(stored.secrets, key),
     );
     if (secrets.length) {
-      const sealer = await options.sealer();
       for (const [key, value] of secrets)
-        setOwn(stored.secrets, key, sealer.seal(Buffer.from(String(value)), secretContext(name, key)));
+        setOwn(stored.secrets, key, sealerNow().seal(Buffer.from(String(value)), secretContext(name, key)));
       seeded = true;
     }
     if (write && (seeded || !existsSync(path))) save(path, stored);
     return stored;
   };
 
+  /** The vault, held with `lock`: its handle, and a release that lets go of both once. */
+  const hold = (name: string, lock: { release(): void }, masks: RunMasks): HeldVault => {
+    try {
+      const stored = load(name);
+      const handle = vaultHandle(name, stored, () => save(fileOf(name), stored), sealerNow(), masks);
+      let released = false;
+      return {
+        vault: handle.vault,
+        release() {
+          if (released) return;
+          released = true;
+          handle.close();
+          lock.release();
+        },
+      };
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  };
+
   return {
     async open(name, deadline, masks) {
-      const lock = await acquire(folder, checkedName(name), deadline);
-      try {
-        const stored = await load(name);
-        const sealer = await options.sealer();
-        const handle = vaultHandle(name, stored, () => save(fileOf(name), stored), sealer, masks);
-        let released = false;
-        return {
-          vault: handle.vault,
-          release() {
-            if (released) return;
-            released = true;
-            handle.close();
-            lock.release();
-          },
-        };
-      } catch (error) {
-        lock.release();
-        throw error;
-      }
+      await sealer();
+      return hold(name, await acquire(folder, checkedName(name), deadline), masks);
+    },
+    openNow(name, deadline, masks) {
+      return hold(name, acquireNow(folder, checkedName(name), deadline), masks);
+    },
+    async ready() {
+      await sealer();
     },
     async peek(name) {
+      // The state key only where a secret's seed must be sealed: listing a vault makes no key.
+      const seed = Object.hasOwn(options.seeds, name) ? options.seeds[name] : undefined;
+      if (Object.keys(seed?.secrets ?? {}).length) await sealer();
       // Read only: a vault a run holds is written by that run alone.
-      const stored = await load(name, false);
+      const stored = load(name, false);
       return { items: stored.items, secretKeys: Object.keys(stored.secrets) };
     },
   };
@@ -223,31 +246,54 @@ function vaultHandle(name: string, stored: VaultFile, write: () => void, sealer:
  * than any cell holds a vault (a worker thread that ended mid-cell, an unreadable lock).
  */
 async function acquire(folder: string, name: string, deadline: number): Promise<{ release(): void }> {
+  const locking = lockOf(folder, name, deadline);
+  for (;;) {
+    const lock = locking.attempt();
+    if (lock) return lock;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** As `acquire`, the thread blocked while it waits: a Python cell holds its thread anyway. */
+function acquireNow(folder: string, name: string, deadline: number): { release(): void } {
+  const locking = lockOf(folder, name, deadline);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const lock = locking.attempt();
+    if (lock) return lock;
+    Atomics.wait(pause, 0, 0, pollMs);
+  }
+}
+
+/** One try at vault `name`'s lock file: the lock, or undefined to wait; past `deadline`, vault_busy. */
+function lockOf(folder: string, name: string, deadline: number) {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const path = join(folder, `${name}.lock`);
   const mine = `${process.pid} ${threadId} ${performance.now()}\n`;
-  for (;;) {
-    try {
-      writeFileSync(path, mine, { flag: "wx", mode: 0o600 });
-      return {
-        release: () => {
-          // Only its own lock: one taken over meanwhile is another run's.
-          if (readLock(path) === mine) unlinkSync(path);
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    const held = readLock(path);
-    if (held !== undefined && isStale(path, held)) {
-      // Taken over only as it was judged: a lock made anew meanwhile is left alone.
-      if (readLock(path) === held) rmSync(path, { force: true });
-      continue;
-    }
-    if (performance.now() + pollMs > deadline)
-      throw new BassError("VAULT_BUSY", `vault ${name} is held by another run past this cell's time limit`);
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
+  return {
+    attempt(): { release(): void } | undefined {
+      try {
+        writeFileSync(path, mine, { flag: "wx", mode: 0o600 });
+        return {
+          release: () => {
+            // Only its own lock: one taken over meanwhile is another run's.
+            if (readLock(path) === mine) unlinkSync(path);
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const held = readLock(path);
+      if (held !== undefined && isStale(path, held)) {
+        // Taken over only as it was judged: a lock made anew meanwhile is left alone.
+        if (readLock(path) === held) rmSync(path, { force: true });
+        return this.attempt();
+      }
+      if (performance.now() + pollMs > deadline)
+        throw new BassError("VAULT_BUSY", `vault ${name} is held by another run past this cell's time limit`);
+      return undefined;
+    },
+  };
 }
 
 /** No cell holds a vault longer than this: a lock older is one its holder could not let go of. */

@@ -372,8 +372,8 @@ class _SharedModule(types.ModuleType):
 _shared_modules = {}
 
 
-def _import_module(read_module, name):
-    path, text = read_module(name)
+def _import_module(host, name):
+    path, text = host.readModule(name)
     key = (path, text)
     module = _shared_modules.get(key)
     if module is None:
@@ -386,7 +386,52 @@ def _import_module(read_module, name):
     return module
 
 
-def specials(namespace, read_module):
+class _Vault:
+    """A vault a run holds: its operations with Python values, and `with` to let go of it at the block's end."""
+
+    def __init__(self, held):
+        self._held = held
+        self._vault = held.vault
+
+    def get(self, key):
+        return wrap(self._vault.get(key))
+
+    def insert(self, key, value):
+        self._vault.insert(key, to_js_value(value))
+
+    def update(self, key, value):
+        self._vault.update(key, to_js_value(value))
+
+    def upsert(self, key, value):
+        self._vault.upsert(key, to_js_value(value))
+
+    def delete(self, key):
+        self._vault.delete(key)
+
+    def get_secret(self, key):
+        return self._vault.get_secret(key)
+
+    def insert_secret(self, key, value):
+        self._vault.insert_secret(key, value)
+
+    def update_secret(self, key, value):
+        self._vault.update_secret(key, value)
+
+    def upsert_secret(self, key, value):
+        self._vault.upsert_secret(key, value)
+
+    def delete_secret(self, key):
+        self._vault.delete_secret(key)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._held.release()
+        return False
+
+
+def specials(namespace, host):
     """The special functions of one run, with their Python signatures, working on its namespace."""
 
     def end(payload=_UNSET, status=None, headers=None, state=None):
@@ -449,8 +494,8 @@ def specials(namespace, read_module):
         "data_utils": _DataUtils(namespace),
         "callint": _unavailable("callint"),
         "calladapter": _unavailable("calladapter"),
-        "open_vault": _unavailable("open_vault"),
-        "import_module": lambda name: _import_module(read_module, name),
+        "open_vault": lambda name: _Vault(host.openVault(name)),
+        "import_module": lambda name: _import_module(host, name),
     }
 
 

@@ -10,6 +10,14 @@ export interface PythonCode {
   filename: string;
 }
 
+/** What the special functions of Python cells ask of bass, for one run. */
+export interface PythonHost {
+  /** A shared module's file and text, for import_module. */
+  readModule(name: unknown): [string, string];
+  /** A vault, held by the run until `release` or the end of the cell. */
+  openVault(name: unknown): { vault: object; release(): void };
+}
+
 export interface PythonSyntaxError {
   message: string;
   /** 1-based, within the cell. */
@@ -28,11 +36,8 @@ export interface PythonRuntime {
   compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
   /** A cell's first syntax error, if it has one. */
   syntaxError(code: string): PythonSyntaxError | undefined;
-  /**
-   * The special functions of the run whose namespace this is, made on its first Python cell;
-   * `readModule` gives a shared module's file and text for import_module.
-   */
-  specials(namespace: object, readModule: (name: unknown) => [string, string]): PyProxy;
+  /** The special functions of the run whose namespace this is, made on its first Python cell. */
+  specials(namespace: object, host: PythonHost): PyProxy;
   /** Runs a cell with the run's namespace entries, within `deadline` (a `performance.now()` time). */
   run(cell: PythonCode, specials: PyProxy, entries: [string, unknown][], deadline: number): PythonOutcome;
 }
@@ -78,10 +83,7 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const specials = get("specials") as unknown as (
-    namespace: object,
-    readModule: (name: unknown) => [string, string],
-  ) => PyProxy;
+  const specials = get("specials") as unknown as (namespace: object, host: PythonHost) => PyProxy;
   const runCell = get("run_cell") as unknown as (...args: unknown[]) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
@@ -103,7 +105,7 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
       compiled.destroy();
       return { code: codeObject, expression, filename };
     },
-    specials: (namespace, readModule) => specials(namespace, readModule),
+    specials: (namespace, host) => specials(namespace, host),
     run(cell, runSpecials, entries, deadline) {
       watchdog.arm(deadline);
       let answer: PyProxy | unknown[];

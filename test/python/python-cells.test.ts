@@ -291,3 +291,49 @@ describe("import_module in Python cells", () => {
     expect(failures(script.record.items)[0]?.message).toContain("not a Python file (.py)");
   });
 });
+
+describe("open_vault in Python cells", () => {
+  it("holds a vault in a with block: items, secrets masked by value, and later runs see the changes", async () => {
+    const env = { PARTNER_KEY: "pk-live-0123456789", BASS_STATE_KEY: "7".repeat(64) };
+    const dir = createTempDir({
+      "bass.config.yaml":
+        "systems: {}\nvaults:\n  partners:\n    items:\n      acme: { limit: 100 }\n    secrets:\n      acme_key: ${env:PARTNER_KEY}\n",
+      "integrations/py.yaml": python(
+        [
+          "with open_vault('partners') as vault:",
+          "    acme = vault.get('acme')",
+          "    vault.update('acme', {'limit': acme.limit + 1})",
+          "    key = vault.get_secret('acme_key')",
+          "    missing = vault.get('nope')",
+          "historize(key, 'key')",
+          "output.payload = {'limit': acme.limit, 'key': key, 'missing': missing is None or not missing}",
+        ].join("\n"),
+      ),
+    });
+    await loadPython();
+    const { openProjectFiles } = await import("../../src/project/open-files.js");
+    const { projectVaults } = await import("../../src/project/vaults.js");
+    const { runIntegration } = await import("../../src/engine/run.js");
+    const { project } = openProjectFiles({ cwd: dir, env });
+    const vaults = projectVaults(project, env);
+    const run = () =>
+      runIntegration(
+        project.compile(project.definitions[0] as never),
+        { payload: {} },
+        {
+          ...project.limits,
+          adapters: () => {
+            throw new Error("no systems");
+          },
+          trigger: "test",
+          secrets: project.secrets,
+          vaults,
+        },
+      );
+    const first = await run();
+    expect(first.output.payload).toEqual({ limit: 100, key: "pk-live-0123456789", missing: true });
+    expect(JSON.stringify(first.record)).not.toContain("pk-live-0123456789");
+    const second = await run();
+    expect((second.output.payload as { limit: number }).limit).toBe(101);
+  });
+});
