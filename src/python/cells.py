@@ -604,3 +604,49 @@ def _line_of(trace, filename):
             line = trace.tb_lineno
         trace = trace.tb_next
     return line
+
+
+def cell_facts(code):
+    """What lint needs of a cell that compiles: its free names, `x.request`/`x.response` reads,
+    map_value's literal set names and the names keep() keeps; positions are 1-based line and column."""
+    import ast
+    import builtins
+
+    tree = ast.parse(code)
+    assigned = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            assigned.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            assigned.add(node.name)
+        elif isinstance(node, ast.arg):
+            assigned.add(node.arg)
+        elif isinstance(node, ast.alias):
+            assigned.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            assigned.add(node.name)
+    known = assigned | set(dir(builtins))
+    free = []
+    calls = []
+    kept = []
+    named = []
+    for node in ast.walk(tree):
+        where = [getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+            free.append([node.id, *where])
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("request", "response")
+            and isinstance(node.value, ast.Name)
+            and node.value.id not in known
+        ):
+            calls.append([node.value.id, node.value.lineno, node.value.col_offset + 1])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id not in assigned:
+            if node.func.id == "keep":
+                kept.extend(keyword.arg for keyword in node.keywords if keyword.arg)
+                for argument in node.args:
+                    if isinstance(argument, ast.Dict):
+                        kept.extend(key.value for key in argument.keys if isinstance(key, ast.Constant))
+            elif node.func.id == "map_value" and node.args and isinstance(node.args[0], ast.Constant):
+                named.append([str(node.args[0].value), node.args[0].lineno, node.args[0].col_offset + 1])
+    return {"free": free, "formula_variables": calls, "kept": kept, "map_value": named}

@@ -18,6 +18,20 @@ export interface PythonHost {
   openVault(name: unknown): { vault: object; release(): void };
 }
 
+/** A name and where it is in a cell: 1-based line and column. */
+export type NameAt = [name: string, line: number, column: number];
+
+export interface PythonCellFacts {
+  /** Names a cell reads and neither sets nor has as built-ins. */
+  free: NameAt[];
+  /** `x` of each `x.request` / `x.response` where `x` is such a name. */
+  formula_variables: NameAt[];
+  /** Names `keep()` keeps. */
+  kept: string[];
+  /** map_value's first arguments written as string literals. */
+  map_value: NameAt[];
+}
+
 export interface PythonSyntaxError {
   message: string;
   /** 1-based, within the cell. */
@@ -36,6 +50,8 @@ export interface PythonRuntime {
   compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
   /** A cell's first syntax error, if it has one. */
   syntaxError(code: string): PythonSyntaxError | undefined;
+  /** What lint needs of a cell that compiles (see cell_facts in cells.py). */
+  facts(code: string): PythonCellFacts;
   /** The special functions of the run whose namespace this is, made on its first Python cell. */
   specials(namespace: object, host: PythonHost): PyProxy;
   /** Runs a cell with the run's namespace entries, within `deadline` (a `performance.now()` time). */
@@ -85,6 +101,7 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
   ) => PyProxy | undefined;
   const specials = get("specials") as unknown as (namespace: object, host: PythonHost) => PyProxy;
   const runCell = get("run_cell") as unknown as (...args: unknown[]) => PyProxy;
+  const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
@@ -97,6 +114,12 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
   return {
     version,
     syntaxError: (code) => findSyntaxError(code, "cell"),
+    facts(code) {
+      const proxy = cellFacts(code);
+      const facts = proxy.toJs({ dict_converter: Object.fromEntries }) as PythonCellFacts;
+      proxy.destroy();
+      return facts;
+    },
     compile(code, filename) {
       const error = findSyntaxError(code, filename);
       if (error) return { error };

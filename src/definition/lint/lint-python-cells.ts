@@ -1,26 +1,61 @@
 import { readFileSync } from "node:fs";
-import { pythonRuntime } from "../../python/runtime.js";
-import { listCells } from "../cells.js";
+import { type NameAt, type PythonCellFacts, pythonRuntime } from "../../python/runtime.js";
+import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
+import { objectItems } from "../object-items.js";
 import type { Definition } from "../types.js";
+import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
+const loopNames: ReadonlySet<string> = new Set(loopVariables);
+
 /**
- * Syntax of a Python definition's cells, by CPython's own parser: its message, at the file's line and
- * column. Opening a project with Python definitions loads the runtime first; without it, nothing is said.
+ * A Python definition's cells, by CPython's own parser: syntax (its message, at the file's line and
+ * column), loop variables out of scope, unknown formula variables and value mapping sets, as for
+ * JavaScript cells. Opening a project with Python definitions loads the runtime first; without it,
+ * nothing is said.
  */
 export function lintPythonCells(loaded: LoadedDefinition, report: Report): void {
   const runtime = pythonRuntime();
   if (!runtime) return;
-  for (const cell of listCells(loaded.source.value as Definition)) {
+  const definition = loaded.source.value as Definition;
+  const toFile = (cell: CellRef, line: number, column: number) =>
+    loaded.source.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
+  const analysed: { cell: CellRef; facts: PythonCellFacts }[] = [];
+  for (const cell of listCells(definition)) {
     const error = runtime.syntaxError(cell.code);
-    if (!error) continue;
-    const column = error.column - 1 + (error.line === 1 ? (cell.offset ?? 0) : 0);
-    report(
-      "cell-syntax",
-      `${cell.label}: ${error.message}`,
-      loaded.source.locateInString(cell.path, error.line, column),
-    );
+    if (error)
+      report("cell-syntax", `${cell.label}: ${error.message}`, toFile(cell, error.line, error.column));
+    else analysed.push({ cell, facts: runtime.facts(cell.code) });
+  }
+  const formulaVariables = new Set(
+    objectItems(definition.service_requests).map(([request]) => request.formula_variable),
+  );
+  const setNames = new Set(objectItems(definition.value_mapping_sets).map(([set]) => set.name));
+  const kept = new Set(analysed.flatMap(({ facts }) => facts.kept));
+  for (const { cell, facts } of analysed) {
+    const at = ([, line, column]: NameAt) => toFile(cell, line, column);
+    for (const name of facts.free) {
+      if (!loopNames.has(name[0]) || cell.bindings.includes(name[0] as never)) continue;
+      const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+      report("loop-variable-scope", `${cell.label}: ${name[0]} is not bound in this cell${where}`, at(name));
+    }
+    for (const name of facts.formula_variables) {
+      if (formulaVariables.has(name[0]) || kept.has(name[0])) continue;
+      report(
+        "unknown-formula-variable",
+        `${cell.label}: no service request has formula variable ${JSON.stringify(name[0])}${listKnown(formulaVariables, "formula variables")}`,
+        at(name),
+      );
+    }
+    for (const name of facts.map_value) {
+      if (setNames.has(name[0])) continue;
+      report(
+        "unknown-value-mapping-set",
+        `${cell.label}: no value mapping set ${JSON.stringify(name[0])} in this integration${listKnown(setNames)}`,
+        at(name),
+      );
+    }
   }
 }
 
