@@ -22,6 +22,11 @@ class WorkerDied extends Error {
   override readonly name = "WorkerDied";
 }
 
+/** A run that outlived its time limit in a call nothing could interrupt: its worker was ended. */
+class WorkerStopped extends Error {
+  override readonly name = "WorkerStopped";
+}
+
 /** Where a pool's worker errors go that no task stands for (a worker that ended while idle). */
 export type LogWorkerError = (error: unknown) => void;
 
@@ -58,7 +63,11 @@ export interface RunPool {
    * Runs a task; `onStarted` gets an async run's start. A worker that ends under it gives the run a
    * `worker_died` record and a 500; an error the worker met before the run (a BassError) is thrown.
    */
-  run(task: Omit<RunTask, "port">, onStarted?: (started: RunStarted) => void): Promise<RunTaskResult>;
+  run(
+    task: Omit<RunTask, "port">,
+    onStarted?: (started: RunStarted) => void,
+    limits?: { stopAfterMs?: number | undefined },
+  ): Promise<RunTaskResult>;
   /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
   failed(task: TaskName, error: unknown): RunTaskResult;
   close(): Promise<void>;
@@ -99,9 +108,13 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   const failed = (task: TaskName, error: unknown, startedId?: string) =>
     failedRunResult(task, error, startedId, createScrubber(secrets()));
   return {
-    async run(task, onStarted) {
+    async run(task, onStarted, limits = {}) {
       // A port only for a run that says when it started (an async one): making one costs more than the run.
       const channel = onStarted ? new MessageChannel() : undefined;
+      // Past `stopAfterMs` the task is aborted, and piscina ends the worker it runs on: one long call into
+      // CPython's C code ignores the interrupt that stops a Python cell at its time limit.
+      const stop = limits.stopAfterMs === undefined ? undefined : new AbortController();
+      const timer = stop && setTimeout(() => stop.abort(), limits.stopAfterMs);
       let startedId: string | undefined;
       channel?.port1.on("message", (started: RunStarted) => {
         startedId = started.runId;
@@ -109,12 +122,19 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       });
       let answer: RunTaskResult | RunTaskError;
       try {
-        const options = channel ? { transferList: [channel.port2] } : {};
+        const options = {
+          ...(channel ? { transferList: [channel.port2] } : {}),
+          ...(stop ? { signal: stop.signal } : {}),
+        };
         answer = await pool.run({ ...task, port: channel?.port2 }, options);
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
-        return failed(task, new WorkerDied(errorMessage(error), { cause: error }), startedId);
+        const ended = stop?.signal.aborted
+          ? new WorkerStopped(`the run ran past its time limit inside a call nothing could interrupt`)
+          : new WorkerDied(errorMessage(error), { cause: error });
+        return failed(task, ended, startedId);
       } finally {
+        clearTimeout(timer);
         channel?.port1.close();
       }
       if ("error" in answer) {
@@ -150,15 +170,18 @@ function failedRunResult(
 ): RunTaskResult {
   const runId = startedId ?? createRunId();
   const at = new Date().toISOString();
+  const stopped = error instanceof WorkerStopped;
   const died = error instanceof WorkerDied;
-  const code = died ? "worker_died" : "worker_error";
+  const code = stopped ? "run_timeout" : died ? "worker_died" : "worker_error";
   const message = scrub(
-    died
-      ? `the worker thread running it ended: ${error.message}`
-      : `the worker thread could not run it: ${errorMessage(error)}`,
+    stopped
+      ? `${error.message}: its worker thread was ended and replaced`
+      : died
+        ? `the worker thread running it ended: ${error.message}`
+        : `the worker thread could not run it: ${errorMessage(error)}`,
   );
   const output = {
-    status: 500,
+    status: stopped ? 504 : 500,
     headers: {},
     payload: { error: { code, message, run_id: runId, details: [] } },
   };
