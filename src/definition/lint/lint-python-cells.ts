@@ -28,34 +28,51 @@ export function lintPythonCells(loaded: LoadedDefinition, report: Report): void 
       report("cell-syntax", `${cell.label}: ${error.message}`, toFile(cell, error.line, error.column));
     else analysed.push({ cell, facts: runtime.facts(cell.code) });
   }
-  const formulaVariables = new Set(
-    objectItems(definition.service_requests).map(([request]) => request.formula_variable),
-  );
-  const setNames = new Set(objectItems(definition.value_mapping_sets).map(([set]) => set.name));
-  const kept = new Set(analysed.flatMap(({ facts }) => facts.kept));
-  for (const { cell, facts } of analysed) {
-    const at = ([, line, column]: NameAt) => toFile(cell, line, column);
-    for (const name of facts.free) {
-      if (!loopNames.has(name[0]) || cell.bindings.includes(name[0] as never)) continue;
-      const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
-      report("loop-variable-scope", `${cell.label}: ${name[0]} is not bound in this cell${where}`, at(name));
-    }
-    for (const name of facts.formula_variables) {
-      if (formulaVariables.has(name[0]) || kept.has(name[0])) continue;
-      report(
-        "unknown-formula-variable",
-        `${cell.label}: no service request has formula variable ${JSON.stringify(name[0])}${listKnown(formulaVariables, "formula variables")}`,
-        at(name),
-      );
-    }
-    for (const name of facts.map_value) {
-      if (setNames.has(name[0])) continue;
-      report(
-        "unknown-value-mapping-set",
-        `${cell.label}: no value mapping set ${JSON.stringify(name[0])} in this integration${listKnown(setNames)}`,
-        at(name),
-      );
-    }
+  const known: KnownNames = {
+    formulaVariables: new Set(
+      objectItems(definition.service_requests).map(([request]) => request.formula_variable),
+    ),
+    setNames: new Set(objectItems(definition.value_mapping_sets).map(([set]) => set.name)),
+    kept: new Set(analysed.flatMap(({ facts }) => facts.kept)),
+  };
+  for (const { cell, facts } of analysed)
+    reportCell(cell, facts, known, report, ([, line, column]) => toFile(cell, line, column));
+}
+
+/** The names a definition's cells may use: formula variables, value mapping sets and names kept by a cell. */
+interface KnownNames {
+  formulaVariables: ReadonlySet<string>;
+  setNames: ReadonlySet<string>;
+  kept: ReadonlySet<string>;
+}
+
+function reportCell(
+  cell: CellRef,
+  facts: PythonCellFacts,
+  known: KnownNames,
+  report: Report,
+  at: (name: NameAt) => { line: number; column: number },
+): void {
+  for (const name of facts.free) {
+    if (!loopNames.has(name[0]) || cell.bindings.includes(name[0] as never)) continue;
+    const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+    report("loop-variable-scope", `${cell.label}: ${name[0]} is not bound in this cell${where}`, at(name));
+  }
+  for (const name of facts.formula_variables) {
+    if (known.formulaVariables.has(name[0]) || known.kept.has(name[0])) continue;
+    report(
+      "unknown-formula-variable",
+      `${cell.label}: no service request has formula variable ${JSON.stringify(name[0])}${listKnown(known.formulaVariables, "formula variables")}`,
+      at(name),
+    );
+  }
+  for (const name of facts.map_value) {
+    if (known.setNames.has(name[0])) continue;
+    report(
+      "unknown-value-mapping-set",
+      `${cell.label}: no value mapping set ${JSON.stringify(name[0])} in this integration${listKnown(known.setNames)}`,
+      at(name),
+    );
   }
 }
 
