@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ColorSupportLevel } from "chalk";
@@ -159,4 +160,13 @@ export function startDefinition(
     secrets: project.secrets,
     files: options.files,
   });
+}
+
+/** A port nothing listens on now, on 127.0.0.1: for a server a test starts where the docs say 3000. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

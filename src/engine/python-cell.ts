@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { PyProxy } from "pyodide/ffi";
 import { type CellRef, specialFunctionNames } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { type PythonHost, pythonRuntime } from "../python/runtime.js";
@@ -10,10 +11,7 @@ import type { CellRealm } from "./realm.js";
 let nextCellId = 0;
 
 /** The special functions of each run, made in Python on its first Python cell. */
-const runSpecials = new WeakMap<
-  Namespace,
-  ReturnType<NonNullable<ReturnType<typeof pythonRuntime>>["specials"]>
->();
+const runSpecials = new WeakMap<Namespace, PyProxy>();
 
 /**
  * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine

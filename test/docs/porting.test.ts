@@ -1,8 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTempDir } from "../_helpers.js";
+import { createTempDir, freePort } from "../_helpers.js";
 import {
   fencedBlockAfter,
   normalize,
@@ -17,15 +16,6 @@ const porting = readFileSync(join(repoRoot, "docs", "porting.md"), "utf8");
 const examples = markdownBlocks(porting).flatMap((block) =>
   block.kind === "fence" && block.lang === "console" ? examplesOf(block) : [],
 );
-
-/** A port nothing listens on, for serve instead of the page's 3000. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const alike = (text: string) => withoutRunIds(normalize(text));
 

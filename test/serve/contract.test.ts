@@ -1,10 +1,9 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createTempDir, runCli } from "../_helpers.js";
+import { createTempDir, freePort, runCli } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
 // The contract of the samples: the OpenAPI document `bass openapi` writes passes Spectral's and Redocly's
@@ -21,14 +20,6 @@ async function samplesWithDocument(): Promise<{ dir: string; document: string }>
   const written = await runCli(["openapi", "--project", dir, "--out", document], { cwd: dir });
   expect(written.code, written.stderr).toBe(0);
   return { dir, document };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `prism proxy DOCUMENT UPSTREAM --errors` on a free port, once it listens; what it logged. */
