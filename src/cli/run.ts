@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
+import type { Definition } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import type { RunStarted } from "../pool/task.js";
 import {
   type AdapterChoice,
   createProjectAdapters,
@@ -99,7 +101,16 @@ export async function runLoaded(
   const name = definition.value.name;
   const integration = project.compile(definition);
   const { choice, cause } = options;
-  if (options.isolate) return runIsolated(name, input, choice, { project, options, cause }, output);
+  // Python cells run in a worker thread: their calls go through this one, whose event loop stays free.
+  const python = definition.value.language === "python";
+  if (options.isolate || python)
+    return runIsolated(
+      name,
+      input,
+      choice,
+      { project, options, cause, definition: definition.value },
+      output,
+    );
   const adapters = createProjectAdapters(project);
   try {
     const resolved = withWaitingLine(await adapters.resolverFor(choice), options.progress);
@@ -198,21 +209,38 @@ async function runIsolated(
   name: string,
   input: RunInput,
   choice: AdapterChoice,
-  context: { project: Project; options: LoadedRunOptions; cause: RunCause },
+  context: { project: Project; options: LoadedRunOptions; cause: RunCause; definition: Definition },
   output: Output,
 ): Promise<number> {
   const { project, options } = context;
-  if (options.record) throw new BassError("USAGE", "--record cannot be used with --isolate");
+  const python = context.definition.language === "python";
+  if (options.record)
+    throw new BassError(
+      "USAGE",
+      `--record cannot be used with ${python ? "a Python integration, which runs in a worker thread" : "--isolate"}`,
+    );
   const history = openHistory(project);
-  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
-  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1 });
+  const { createRunPool, pythonTask, recordOf } = await import("../pool/run-pool.js");
+  const { createRemoteHandler } = await import("../pool/remote-handler.js");
+  // A Python run's calladapter and callint are made here; a live one's worker uses this thread's mock core.
+  const adapters = python ? createProjectAdapters(project) : undefined;
+  const vaults = projectVaults(project, options.env);
+  const remote = adapters && createRemoteHandler({ current: () => ({ project, adapters, vaults }) });
+  if (adapters && choice.kind === "live") await adapters.resolverFor(choice);
+  const mockcoreUrl = await adapters?.mockcoreUrl();
+  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1, remote });
   let accepted: OutputData | undefined;
   try {
     const task = { version: 1, integration: name, input, ...context.cause, choice };
-    const result = await pool.run({ ...task, mockcoreUrl: undefined, returnRecord: true }, (started) => {
-      accepted = started.accepted;
-      history.writeLine(started.runId, started.startedLine);
-    });
+    const started = (run: RunStarted) => {
+      accepted = run.accepted;
+      history.writeLine(run.runId, run.startedLine);
+    };
+    const result = await pool.run(
+      { ...task, mockcoreUrl, returnRecord: true },
+      started,
+      pythonTask(context.definition, project.limits),
+    );
     for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
     history.writeLine(result.runId, result.recordLine);
     await printRun(
@@ -225,6 +253,7 @@ async function runIsolated(
     return result.status === "success" ? 0 : 1;
   } finally {
     await pool.close();
+    await adapters?.close();
   }
 }
 

@@ -55,10 +55,22 @@ interface CallintOptions {
 export async function callIntegration(
   state: RunState,
   namespaceData: () => unknown,
-  [name, payload, options = {}]: [unknown, unknown, CallintOptions?],
+  args: CallintArguments,
 ): Promise<OutputData> {
   const runner = state.callint;
   if (!runner) throw new Error("callint cannot run another integration here");
+  const started = performance.now();
+  return callintAnswered(state, await runner(callintRequest(state, namespaceData, args)), started);
+}
+
+export type CallintArguments = [name: unknown, payload: unknown, options?: CallintOptions];
+
+/** The child run callint asks for, its arguments checked; past the depth limit, `callint_depth`. */
+export function callintRequest(
+  state: RunState,
+  namespaceData: () => unknown,
+  [name, payload, options = {}]: CallintArguments,
+): CallintRequest {
   const depth = state.depth + 1;
   if (depth > maxCallintDepth)
     throw new BassError(
@@ -67,8 +79,7 @@ export async function callIntegration(
     );
   if (options.mode !== undefined && options.mode !== "sync" && options.mode !== "async")
     throw new TypeError(`callint: mode is "sync" or "async", not ${JSON.stringify(options.mode)}`);
-  const started = performance.now();
-  const answer = await runner({
+  return {
     integration: String(name),
     input: options.extended ? envelopeOf(payload) : { payload: snapshot(payload), method: "POST" },
     runAsync: options.mode === undefined ? undefined : options.mode === "async",
@@ -79,7 +90,11 @@ export async function callIntegration(
       remainingMs: state.runDeadline - performance.now(),
       masked: [...state.maskedValues, ...state.secrets],
     },
-  });
+  };
+}
+
+/** What the calling run makes of a child's answer: its masks, a CALLINT item, the child's output. */
+export function callintAnswered(state: RunState, answer: CallintAnswer, started: number): OutputData {
   for (const value of answer.masked) state.maskedValues.add(value);
   addItem(state, {
     kind: "CALLINT",

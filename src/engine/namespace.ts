@@ -137,7 +137,7 @@ function runFiles(state: RunState): RunFiles {
 }
 
 /** The namespace's data: its values, not the special functions or loop variables that are not set. */
-function namespaceData(namespace: Namespace): Record<string, unknown> {
+export function namespaceData(namespace: Namespace): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const name of Object.keys(namespace)) {
     const value = namespace[name];

@@ -4,9 +4,13 @@ import type { PyProxy } from "pyodide/ffi";
 import { type CellRef, specialFunctionNames } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { type PythonHost, pythonRuntime } from "../python/runtime.js";
+import { callintAnswered, callintRequest } from "./callint.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
-import { runMasks, runStateOf } from "./namespace.js";
+import { namespaceData, runMasks, runStateOf } from "./namespace.js";
 import type { CellRealm } from "./realm.js";
+import type { RemoteCalls } from "./remote.js";
+import type { RunState } from "./run-state.js";
+import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
 let nextCellId = 0;
 
@@ -70,7 +74,34 @@ function hostFor(namespace: Namespace, realm: CellRealm): PythonHost {
       state.holds.push(held.release);
       return held;
     },
+    callint(name, payload, options) {
+      const state = runStateOf(namespace);
+      const remote = remoteOf(state, "callint");
+      const request = callintRequest(state, () => namespaceData(namespace), [
+        name,
+        payload,
+        options as never,
+      ]);
+      const started = performance.now();
+      return callintAnswered(state, remote.callint(request), started);
+    },
+    calladapter(system, serviceName, payload, options) {
+      const state = runStateOf(namespace);
+      const remote = remoteOf(state, "calladapter");
+      const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
+      const started = performance.now();
+      const response = remote.calladapter(target, request, state.runDeadline - performance.now());
+      return calladapterAnswered(state, target, request, response, started);
+    },
   };
+}
+
+/** The run's remote calls: a Python cell that runs on a thread of its own has them. */
+function remoteOf(state: RunState, name: string): RemoteCalls {
+  if (state.remote) return state.remote;
+  throw new Error(
+    `${name}: a Python cell calls through the thread that started its own, and this one runs on that thread (serve.workers: 0); give serve one worker or more`,
+  );
 }
 
 /** A module's file and text (read once per loaded project), for import_module of Python cells. */

@@ -3,6 +3,7 @@ import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./record.js";
+import type { RemoteCalls } from "./remote.js";
 import type { RunFiles } from "./run-files.js";
 import type { VaultStore } from "./vault.js";
 
@@ -26,6 +27,8 @@ export interface RunState {
   adapters: AdapterResolver | undefined;
   /** The project's vaults, for open_vault. */
   vaults: VaultStore | undefined;
+  /** How a Python cell calls systems and integrations, blocked: only where it runs in a worker thread. */
+  remote: RemoteCalls | undefined;
   /** The request's files, and the run's own once a cell opens or lists them (open_file). */
   uploaded: Record<string, UploadedFile | UploadedFile[]> | undefined;
   files: RunFiles | undefined;

@@ -8,6 +8,7 @@ import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
 import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser, UploadedFile } from "./record.js";
+import type { RemoteCalls } from "./remote.js";
 import { createRunFiles, maskedFiles, type RunFileInfo, type RunFileKeeper } from "./run-files.js";
 import { createRunId } from "./run-id.js";
 import {
@@ -54,6 +55,8 @@ export interface RunOptions {
   vaults?: VaultStore | undefined;
   /** Keeps the run's files with its record; absent, they live only as long as the run. */
   files?: RunFileKeeper | undefined;
+  /** How Python cells call systems and integrations from a worker thread (see RemoteCalls). */
+  remote?: RemoteCalls | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -126,6 +129,7 @@ export function startIntegration(
     callint: options.callint,
     adapters: options.adapters,
     vaults: options.vaults,
+    remote: options.remote,
     uploaded: input.files,
     files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,

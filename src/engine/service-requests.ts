@@ -30,20 +30,43 @@ export interface CallSlot {
  * REQUEST item under `label` (else the service name); it answers `{ request, response }` as a formula
  * variable holds them. A failed call is an answer with `success: false`, never a thrown error.
  */
-export async function callAdapterFromCell(
-  state: RunState,
-  [system, serviceName, payload, options = {}]: [unknown, unknown, unknown, { label?: unknown }?],
-): Promise<CallSlot> {
+export async function callAdapterFromCell(state: RunState, args: CallAdapterArguments): Promise<CallSlot> {
   const adapters = state.adapters;
   if (!adapters) throw new Error("calladapter cannot call a system here");
+  const { target, request } = calladapterRequest(args);
+  const started = performance.now();
+  const { response } = await execute(state, target, adapters, request, null);
+  return calladapterAnswered(state, target, request, response, started);
+}
+
+export type CallAdapterArguments = [
+  system: unknown,
+  serviceName: unknown,
+  payload: unknown,
+  options?: { label?: unknown },
+];
+
+/** The call calladapter asks for: the system, its label, and the request as the adapter gets it. */
+export function calladapterRequest([system, serviceName, payload, options = {}]: CallAdapterArguments): {
+  target: CallTarget;
+  request: CallSlot["request"];
+} {
   const target: CallTarget = {
     system: String(system),
     serviceName: String(serviceName),
     formulaVariable: String(options.label ?? serviceName),
   };
-  const request = { service_name: target.serviceName, payload: snapshot(payload) };
-  const started = performance.now();
-  const { response } = await execute(state, target, adapters, request, null);
+  return { target, request: { service_name: target.serviceName, payload: snapshot(payload) } };
+}
+
+/** What the calling run makes of calladapter's answer: a REQUEST item, and the formula variable's value. */
+export function calladapterAnswered(
+  state: RunState,
+  target: CallTarget,
+  request: CallSlot["request"],
+  response: AdapterResponse,
+  started: number,
+): CallSlot {
   addRequestItem(state, target, null, started, request.payload, response);
   return { request, response };
 }
@@ -220,7 +243,7 @@ function callHook(call: Call, name: ServiceRequestHook): unknown {
 
 /** Calls the adapter within the run's time limit; a throw or a time-out is `success: false`, never an uncaught error. */
 /** What a call needs of its service request: its system, and the names it is recorded under. */
-type CallTarget = Pick<CompiledServiceRequest, "system" | "formulaVariable" | "serviceName">;
+export type CallTarget = Pick<CompiledServiceRequest, "system" | "formulaVariable" | "serviceName">;
 
 async function execute(
   state: RunState,
@@ -325,4 +348,18 @@ function addRequestItem(
       messages: [...response.messages],
     },
   }) as Extract<Item, { kind: "REQUEST" }>;
+}
+
+/**
+ * calladapter's call made for a run of another thread (a Python cell's, whose thread waits blocked): the
+ * run's time left is all of the run it needs.
+ */
+export async function executeForRemoteRun(
+  adapters: AdapterResolver,
+  target: CallTarget,
+  request: CallSlot["request"],
+  remainingMs: number,
+): Promise<AdapterResponse> {
+  const stand = { runDeadline: performance.now() + remainingMs, abort: undefined } as RunState;
+  return (await execute(stand, target, adapters, request, null)).response;
 }

@@ -1,15 +1,26 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BroadcastChannel, MessageChannel } from "node:worker_threads";
+import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { Env } from "../definition/load.js";
+import type { Definition } from "../definition/types.js";
 import { createScrubber } from "../engine/masks.js";
 import type { RunRecord } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
-import type { Project } from "../project/project.js";
-import type { ChildRecord, RunStarted, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
+import type { Project, RunLimits } from "../project/project.js";
+import type { RemoteHandler } from "./remote-handler.js";
+import type {
+  ChildRecord,
+  RemoteAnswer,
+  RemoteCall,
+  RunStarted,
+  RunTask,
+  RunTaskError,
+  RunTaskResult,
+  RunWorkerData,
+} from "./task.js";
 
 const here = fileURLToPath(import.meta.url);
 // Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
@@ -49,6 +60,8 @@ export interface RunPoolOptions {
    * answers when its run ends. Without it, a task waits for its async children too.
    */
   onLaterChild?: ((child: ChildRecord) => void) | undefined;
+  /** Answers Python runs' remote calls (calladapter, callint) here, while their worker waits blocked. */
+  remote?: RemoteHandler | undefined;
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
@@ -64,9 +77,9 @@ export interface RunPool {
    * `worker_died` record and a 500; an error the worker met before the run (a BassError) is thrown.
    */
   run(
-    task: Omit<RunTask, "port">,
+    task: Omit<RunTask, "port" | "calls">,
     onStarted?: (started: RunStarted) => void,
-    limits?: { stopAfterMs?: number | undefined },
+    limits?: { stopAfterMs?: number | undefined; python?: boolean | undefined },
   ): Promise<RunTaskResult>;
   /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
   failed(task: TaskName, error: unknown): RunTaskResult;
@@ -109,33 +122,27 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     failedRunResult(task, error, startedId, createScrubber(secrets()));
   return {
     async run(task, onStarted, limits = {}) {
-      // A port only for a run that says when it started (an async one): making one costs more than the run.
-      const channel = onStarted ? new MessageChannel() : undefined;
+      const talk = taskTalk(task, onStarted, limits.python ? options.remote : undefined);
       // Past `stopAfterMs` the task is aborted, and piscina ends the worker it runs on: one long call into
       // CPython's C code ignores the interrupt that stops a Python cell at its time limit.
       const stop = limits.stopAfterMs === undefined ? undefined : new AbortController();
       const timer = stop && setTimeout(() => stop.abort(), limits.stopAfterMs);
-      let startedId: string | undefined;
-      channel?.port1.on("message", (started: RunStarted) => {
-        startedId = started.runId;
-        onStarted?.(started);
-      });
       let answer: RunTaskResult | RunTaskError;
       try {
         const options = {
-          ...(channel ? { transferList: [channel.port2] } : {}),
+          ...(talk.port ? { transferList: [talk.port] } : {}),
           ...(stop ? { signal: stop.signal } : {}),
         };
-        answer = await pool.run({ ...task, port: channel?.port2 }, options);
+        answer = await pool.run({ ...task, port: talk.port, calls: talk.calls }, options);
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
         const ended = stop?.signal.aborted
           ? new WorkerStopped(`the run ran past its time limit inside a call nothing could interrupt`)
           : new WorkerDied(errorMessage(error), { cause: error });
-        return failed(task, ended, startedId);
+        return failed(task, ended, talk.startedId());
       } finally {
         clearTimeout(timer);
-        channel?.port1.close();
+        talk.close();
       }
       if ("error" in answer) {
         const { code, message } = answer.error;
@@ -149,6 +156,69 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       later?.close();
     },
   };
+}
+
+/**
+ * What a task and this thread say to each other while it runs: a port only for a run that says when it
+ * started (an async one) or that makes remote calls (a Python one), since making one costs more than a run.
+ */
+function taskTalk(
+  task: Pick<RunTask, "choice">,
+  onStarted: ((started: RunStarted) => void) | undefined,
+  remote: RemoteHandler | undefined,
+) {
+  const channel = onStarted || remote ? new MessageChannel() : undefined;
+  const calls = remote && new SharedArrayBuffer(4);
+  let startedId: string | undefined;
+  channel?.port1.on("message", (message: RunStarted | RemoteCall) => {
+    if (!("kind" in message)) {
+      startedId = message.runId;
+      onStarted?.(message);
+    } else if (remote && calls) void answerRemote(remote, task, message, channel.port1, calls);
+  });
+  return {
+    port: channel?.port2,
+    calls,
+    startedId: () => startedId,
+    close: () => channel?.port1.close(),
+  };
+}
+
+/**
+ * What a task of a Python integration needs of the pool: its remote calls, and its worker ended past its
+ * run's time limit and one cell's more (a cell stuck in one call into C code, which no interrupt stops).
+ * JavaScript runs stop themselves.
+ */
+export function pythonTask(
+  definition: Pick<Definition, "language" | "timeout_ms">,
+  limits: Pick<RunLimits, "runTimeoutMs" | "cellTimeoutMs">,
+): { python: boolean; stopAfterMs?: number } {
+  if (definition.language !== "python") return { python: false };
+  const runMs = definition.timeout_ms ?? limits.runTimeoutMs;
+  return { python: true, stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
+}
+
+/** How long past its limits a Python run's worker is given to answer before it is ended. */
+const stopGraceMs = 1000;
+
+/** Answers one remote call of a Python run on its port, then wakes its worker, which waits on `calls`. */
+async function answerRemote(
+  remote: RemoteHandler,
+  task: Pick<RunTask, "choice">,
+  call: RemoteCall,
+  port: MessagePort,
+  calls: SharedArrayBuffer,
+): Promise<void> {
+  let answer: RemoteAnswer;
+  try {
+    answer = await remote.answer(call, task.choice);
+  } catch (error) {
+    answer = { error: errorMessage(error) };
+  }
+  port.postMessage(answer);
+  const flag = new Int32Array(calls);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
 }
 
 /** A run's record as an object: the one the task returned, or read back from its line. */

@@ -12,6 +12,7 @@ import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
 import { projectVaults } from "../project/vaults.js";
 import { createSealer } from "../state/seal.js";
+import { remoteCallsOver } from "./remote-calls.js";
 import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
@@ -157,6 +158,7 @@ async function runIn(
     callint: children.run,
     vaults,
     files,
+    remote: task.calls && task.port && remoteCallsOver(task.port, task.calls, childRecords),
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.

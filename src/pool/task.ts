@@ -1,7 +1,9 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
+import type { CallintRequest } from "../engine/callint.js";
 import type { OutputData, RunRecord, RunTrigger } from "../engine/record.js";
 import type { RunInput } from "../engine/run.js";
+import type { CallSlot, CallTarget } from "../engine/service-requests.js";
 import type { AdapterChoice } from "../project/adapters.js";
 
 /** What a worker thread that runs integrations opens: the project, as the thread that started it did. */
@@ -41,8 +43,13 @@ export interface RunTask {
   returnRecord?: boolean | undefined;
   /** Texts to mask as the run masks its record (a test's expected values): they come back as `maskedTexts`. */
   maskTexts?: string[] | undefined;
-  /** Where an async run says it started (its 202) before it ends. */
+  /** Where an async run says it started (its 202) before it ends, and a Python run makes its remote calls. */
   port?: MessagePort | undefined;
+  /**
+   * A Python run's flag for its remote calls (calladapter, callint): the thread that started the worker
+   * sets it once an answer waits on `port`, while the worker's thread waits blocked (see RemoteCalls).
+   */
+  calls?: SharedArrayBuffer | undefined;
 }
 
 /** A record a run's callint child made, as the history store's line. */
@@ -91,3 +98,16 @@ export interface RunTaskResult {
   /** An async run's 202, also here: its start's message may come after its end. */
   accepted?: OutputData | undefined;
 }
+
+/** A remote call of a Python run, sent on its task's port. */
+export type RemoteCall =
+  | { kind: "calladapter"; target: CallTarget; request: CallSlot["request"]; remainingMs: number }
+  | {
+      kind: "callint";
+      request: Omit<CallintRequest, "parent"> & {
+        parent: Omit<CallintRequest["parent"], "namespace"> & { namespace: unknown };
+      };
+    };
+
+/** Its answer: the value, and a callint child's records; or why there is none. */
+export type RemoteAnswer = { value: unknown; childRecords?: ChildRecord[] } | { error: string };

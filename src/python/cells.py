@@ -351,11 +351,9 @@ class RunFile:
         return False
 
 
-def _unavailable(name):
-    def call(*args, **kwargs):
-        raise NotImplementedError(f"{name} cannot be called from a Python cell in this version of bass")
-
-    return call
+def _given(**options):
+    """Keyword arguments a cell gave, as JavaScript's options object has them: None ones left out."""
+    return {key: value for key, value in options.items() if value is not None and value is not False}
 
 
 class _SharedModule(types.ModuleType):
@@ -492,8 +490,12 @@ def specials(namespace, host):
         "list_files": list_files,
         "decimal": decimal,
         "data_utils": _DataUtils(namespace),
-        "callint": _unavailable("callint"),
-        "calladapter": _unavailable("calladapter"),
+        "callint": lambda name, payload=None, extended=False, mode=None: wrap(
+            host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
+        ),
+        "calladapter": lambda system, service_name, payload=None, label=None: wrap(
+            host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
+        ),
         "open_vault": lambda name: _Vault(host.openVault(name)),
         "import_module": lambda name: _import_module(host, name),
     }

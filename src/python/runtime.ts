@@ -16,6 +16,10 @@ export interface PythonHost {
   readModule(name: unknown): [string, string];
   /** A vault, held by the run until `release` or the end of the cell. */
   openVault(name: unknown): { vault: object; release(): void };
+  /** callint, answered while the cell waits: the child's output. */
+  callint(name: unknown, payload: unknown, options: unknown): unknown;
+  /** calladapter, answered while the cell waits: `{ request, response }`. */
+  calladapter(system: unknown, serviceName: unknown, payload: unknown, options: unknown): unknown;
 }
 
 /** A name and where it is in a cell: 1-based line and column. */

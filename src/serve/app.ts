@@ -3,7 +3,9 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
-import { createRunPool, type RunPool } from "../pool/run-pool.js";
+import { createRemoteHandler, type RemoteHandlerOptions } from "../pool/remote-handler.js";
+import { createRunPool, type RunPool, type RunPoolOptions } from "../pool/run-pool.js";
+import type { ChildRecord } from "../pool/task.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import type { Project } from "../project/project.js";
@@ -120,11 +122,11 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
-          // An async callint child answers nothing: its parent's answer does not wait for it. The channel
-          // its records come back on costs every request some CPU, so only a project that calls has it.
-          onLaterChild: callsIntegrations(set.project)
-            ? (child) => history.writeLine(child.runId, child.line)
-            : undefined,
+          ...callsFromWorkers(set.project, history, () => ({
+            project: set.project,
+            adapters: systems.adapters,
+            vaults,
+          })),
         })
       : undefined;
   let workers = pool && (await workerRunsOf(pool, 1, systems));
@@ -254,7 +256,29 @@ function sameSystems(a: ServedSet, b: ServedSet): boolean {
   return systemsOf(a) === systemsOf(b);
 }
 
+/**
+ * How serve's workers call back to serve's thread. An async callint child answers nothing, so its parent's
+ * answer does not wait for it: its records come on a channel that costs every request some CPU, which
+ * only a project that calls another integration opens. Python cells' calladapter and callint are made
+ * here, where the systems' event loop runs.
+ */
+function callsFromWorkers(
+  project: Project,
+  history: HistoryStore,
+  current: RemoteHandlerOptions["current"],
+): Pick<RunPoolOptions, "onLaterChild" | "remote"> {
+  const writeLaterChild = (child: ChildRecord) => history.writeLine(child.runId, child.line);
+  return {
+    onLaterChild: callsIntegrations(project) ? writeLaterChild : undefined,
+    remote: hasPython(project) ? createRemoteHandler({ current, onLaterChild: writeLaterChild }) : undefined,
+  };
+}
+
 /** Whether a cell of the project may call another integration: its definitions' text names callint. */
 function callsIntegrations(project: Project): boolean {
   return project.definitions.some((definition) => definition.source.text.includes("callint"));
+}
+
+function hasPython(project: Project): boolean {
+  return project.definitions.some((definition) => definition.value?.language === "python");
 }

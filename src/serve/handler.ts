@@ -2,9 +2,9 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
+import { pythonTask } from "../pool/run-pool.js";
 import type { RunStarted } from "../pool/task.js";
 import { createCallintRunner } from "../project/callint.js";
-import type { RunLimits } from "../project/project.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
 import { userOf } from "./auth.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
@@ -385,19 +385,6 @@ async function runEndpoint(
 }
 
 /**
- * When a worker running a Python integration is ended: past the run's time limit and one cell's more.
- * A Python cell stuck in one call into C code cannot be interrupted; JavaScript runs stop themselves.
- */
-function pythonStopAfter(integration: CompiledIntegration, limits: RunLimits): number | undefined {
-  if (integration.definition.language !== "python") return undefined;
-  const runMs = integration.definition.timeout_ms ?? limits.runTimeoutMs;
-  return runMs + limits.cellTimeoutMs + stopGraceMs;
-}
-
-/** How long past its limits a Python run's worker is given to answer before it is ended. */
-const stopGraceMs = 1000;
-
-/**
  * Runs the integration in a worker thread: its record comes back to be written here. A worker that ends
  * while it runs (out of memory, say) fails only its runs: each gets a record saying so, and a 500.
  */
@@ -424,7 +411,7 @@ async function runInWorker(
   let ended = false;
   const finished = workers.pool
     .run({ ...task, mockcoreUrl: workers.mockcoreUrl() }, onStarted, {
-      stopAfterMs: pythonStopAfter(integration, context.current().set.project.limits),
+      ...pythonTask(integration.definition, context.current().set.project.limits),
     })
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
     .catch((error: unknown) => workers.pool.failed(task, error))

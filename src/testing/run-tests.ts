@@ -118,7 +118,7 @@ export async function runTests(
   const workers = options.workers ?? workerCount(project.config);
   const runner =
     workers > 0
-      ? await createWorkerRunner(options, project, { adapters, history, vaultDir }, workers)
+      ? await createWorkerRunner(options, project, { adapters, history, vaultDir, vaults }, workers)
       : undefined;
   const results: CaseResult[] = new Array(jobs.length);
   const files = fileReporter(jobs, results, options.onFileDone);
@@ -130,7 +130,7 @@ export async function runTests(
     let caseRun: CaseRun;
     try {
       caseRun = runner
-        ? await runner.run(job.integration.name, input, choice, expected)
+        ? await runner.run(job.integration, input, choice, expected)
         : await runInThread(job.integration, input, choice, { project, adapters, history, vaults }, expected);
     } catch (error) {
       // The live systems cannot start (a system's variable is unset): this case fails, saying why.
@@ -274,15 +274,19 @@ interface CaseRun {
 async function createWorkerRunner(
   options: RunTestsOptions,
   project: Project,
-  { adapters, history, vaultDir }: { adapters: ProjectAdapters; history: HistoryStore; vaultDir: string },
+  where: { adapters: ProjectAdapters; history: HistoryStore; vaultDir: string; vaults: VaultStore },
   workers: number,
 ) {
-  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
-  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir });
+  const { adapters, history, vaultDir, vaults } = where;
+  const { createRunPool, pythonTask, recordOf } = await import("../pool/run-pool.js");
+  const { createRemoteHandler } = await import("../pool/remote-handler.js");
+  // Python cases' calladapter and callint are made here, against the case's own answers.
+  const remote = createRemoteHandler({ current: () => ({ project, adapters, vaults }) });
+  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir, remote });
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
     async run(
-      integration: string,
+      integration: CompiledIntegration,
       input: RunInput,
       choice: AdapterChoice,
       maskTexts: string[],
@@ -291,14 +295,18 @@ async function createWorkerRunner(
         mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
       const task = {
         version: 1,
-        integration,
+        integration: integration.name,
         input,
         trigger: "test" as const,
         choice,
         returnRecord: true,
         maskTexts,
       };
-      const result = await pool.run({ ...task, mockcoreUrl: await mockcoreUrl });
+      const result = await pool.run(
+        { ...task, mockcoreUrl: await mockcoreUrl },
+        undefined,
+        pythonTask(integration.definition, project.limits),
+      );
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };
     },

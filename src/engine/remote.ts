@@ -1,0 +1,13 @@
+import type { AdapterResponse } from "../adapters/adapter.js";
+import type { CallintAnswer, CallintRequest } from "./callint.js";
+import type { CallSlot, CallTarget } from "./service-requests.js";
+
+/**
+ * The calls a Python cell makes through the thread that started its own (serve's HTTP thread, or bass
+ * run's), its own thread blocked until the answer: it cannot await, and the embedded mock core and the
+ * systems of a callint child need an event loop that runs.
+ */
+export interface RemoteCalls {
+  calladapter(target: CallTarget, request: CallSlot["request"], remainingMs: number): AdapterResponse;
+  callint(request: CallintRequest): CallintAnswer;
+}
