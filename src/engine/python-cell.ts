@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PyProxy } from "pyodide/ffi";
-import { type CellRef, specialFunctionNames } from "../definition/cells.js";
+import type { CellRef } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { type PythonHost, pythonRuntime } from "../python/runtime.js";
 import { callintAnswered, callintRequest } from "./callint.js";
@@ -41,7 +41,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
       specials = runtime.specials(namespace, hostFor(namespace, context.realm));
       runSpecials.set(namespace, specials);
     }
-    const outcome = runtime.run(compiled, specials, entriesOf(namespace), deadline);
+    const outcome = runtime.run(compiled, specials, namespace, deadline);
     if (outcome.ok) return outcome.value;
     const timeout = outcome.kind === "timeout";
     throw new BassError(
@@ -132,18 +132,3 @@ function moduleReader(realm: CellRealm): (name: unknown) => [string, string] {
     return text;
   };
 }
-
-/**
- * The namespace's values a cell sees, set ones only. JavaScript's special functions are left out, also
- * those a Python one made the namespace's own by reading it: Python cells have their own.
- */
-function entriesOf(namespace: Namespace): [string, unknown][] {
-  const entries: [string, unknown][] = [];
-  for (const name of Object.keys(namespace)) {
-    const value = namespace[name];
-    if (value !== undefined && !specialNames.has(name)) entries.push([name, value]);
-  }
-  return entries;
-}
-
-const specialNames: ReadonlySet<string> = new Set(specialFunctionNames);

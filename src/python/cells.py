@@ -431,6 +431,7 @@ class _Vault:
 
 def specials(namespace, host):
     """The special functions of one run, with their Python signatures, working on its namespace."""
+    absent = set()
 
     def end(payload=_UNSET, status=None, headers=None, state=None):
         options = {}
@@ -445,7 +446,9 @@ def specials(namespace, host):
         namespace.end(to_js_value(options))
 
     def keep(values=None, **more):
-        namespace.keep(to_js_value({**(plain(values) or {}), **more}))
+        kept = {**(plain(values) or {}), **more}
+        namespace.keep(to_js_value(kept))
+        absent.difference_update(kept)
 
     def historize(value, label=None):
         namespace.historize(to_js_value(value), label)
@@ -498,6 +501,7 @@ def specials(namespace, host):
         ),
         "open_vault": lambda name: _Vault(host.openVault(name)),
         "import_module": lambda name: _import_module(host, name),
+        _ABSENT: absent,
     }
 
 
@@ -564,13 +568,39 @@ def _on_deadline(signum, frame):
 signal.signal(signal.SIGINT, _on_deadline)
 
 
-def run_cell(code, expression, run_specials, entries, filename):
-    """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
-    scope = dict(run_specials)
-    for entry in entries:
+_missing = js.Object.new()
+_js_entry = js.Function.new(
+    "missing", "o", "k", "return Object.prototype.hasOwnProperty.call(o, k) && o[k] !== undefined ? o[k] : missing"
+).bind(None, _missing)
+# Where a run's special functions keep the names its namespace lacks: no identifier, so no cell reads it.
+_ABSENT = " absent"
+
+
+class _Scope(dict):
+    """A cell's globals: the special functions, then the run's namespace read a name at a time, as the
+    cell asks for it, so that a cell pays for the values it reads only. A name the namespace lacks (a
+    built-in such as len) is remembered for the run, until keep() gives it a value."""
+
+    __slots__ = ("_namespace",)
+
+    def __missing__(self, name):
+        absent = self[_ABSENT]
+        if name in absent:
+            raise KeyError(name)
+        value = _js_entry(self._namespace, name)
+        if isinstance(value, JsProxy) and value == _missing:
+            absent.add(name)
+            raise KeyError(name)
         # A variable that holds null is None (`_ is None` holds); within a Flex, a missing key is the null Flex.
-        value = entry[1]
-        scope[entry[0]] = None if value is None or value is jsnull else wrap(value)
+        found = None if value is None or value is jsnull else wrap(value)
+        self[name] = found
+        return found
+
+
+def run_cell(code, expression, run_specials, namespace, filename):
+    """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
+    scope = _Scope(run_specials)
+    scope._namespace = namespace
     try:
         if expression:
             value = eval(code, scope)

@@ -58,8 +58,8 @@ export interface PythonRuntime {
   facts(code: string): PythonCellFacts;
   /** The special functions of the run whose namespace this is, made on its first Python cell. */
   specials(namespace: object, host: PythonHost): PyProxy;
-  /** Runs a cell with the run's namespace entries, within `deadline` (a `performance.now()` time). */
-  run(cell: PythonCode, specials: PyProxy, entries: [string, unknown][], deadline: number): PythonOutcome;
+  /** Runs a cell with the run's namespace, read a name at a time, within `deadline` (a `performance.now()` time). */
+  run(cell: PythonCode, specials: PyProxy, namespace: object, deadline: number): PythonOutcome;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -133,11 +133,11 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
       return { code: codeObject, expression, filename };
     },
     specials: (namespace, host) => specials(namespace, host),
-    run(cell, runSpecials, entries, deadline) {
+    run(cell, runSpecials, namespace, deadline) {
       watchdog.arm(deadline);
       let answer: PyProxy | unknown[];
       try {
-        answer = runCell(cell.code, cell.expression, runSpecials, entries, cell.filename);
+        answer = runCell(cell.code, cell.expression, runSpecials, namespace, cell.filename);
       } finally {
         watchdog.disarm();
       }
