@@ -6,6 +6,7 @@ namespace entries and its special functions; the cell's value goes back as plain
 
 import datetime
 import decimal as _decimal
+import builtins as _builtins
 import signal
 import sys
 import types
@@ -568,18 +569,17 @@ def _on_deadline(signum, frame):
 signal.signal(signal.SIGINT, _on_deadline)
 
 
-_missing = js.Object.new()
-_js_entry = js.Function.new(
-    "missing", "o", "k", "return Object.prototype.hasOwnProperty.call(o, k) && o[k] !== undefined ? o[k] : missing"
-).bind(None, _missing)
-# Where a run's special functions keep the names its namespace lacks: no identifier, so no cell reads it.
+# A namespace's own value, or undefined (None here) where it has none; null comes as jsnull.
+_js_entry = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined")
+# Where a run's special functions keep the built-ins its namespace lacks: no identifier, so no cell reads it.
 _ABSENT = " absent"
+_builtin_names = frozenset(dir(_builtins))
 
 
 class _Scope(dict):
     """A cell's globals: the special functions, then the run's namespace read a name at a time, as the
-    cell asks for it, so that a cell pays for the values it reads only. A name the namespace lacks (a
-    built-in such as len) is remembered for the run, until keep() gives it a value."""
+    cell asks for it, so that a cell pays for the values it reads only. A built-in the namespace lacks
+    (len) is remembered for the run, until keep() gives one of that name a value."""
 
     __slots__ = ("_namespace",)
 
@@ -588,11 +588,13 @@ class _Scope(dict):
         if name in absent:
             raise KeyError(name)
         value = _js_entry(self._namespace, name)
-        if isinstance(value, JsProxy) and value == _missing:
-            absent.add(name)
+        if value is None:
+            # Only a built-in's absence is remembered: a loop variable unset now may be set for a later cell.
+            if name in _builtin_names:
+                absent.add(name)
             raise KeyError(name)
         # A variable that holds null is None (`_ is None` holds); within a Flex, a missing key is the null Flex.
-        found = None if value is None or value is jsnull else wrap(value)
+        found = None if value is jsnull else wrap(value)
         self[name] = found
         return found
 

@@ -337,3 +337,25 @@ describe("open_vault in Python cells", () => {
     expect((second.output.payload as { limit: number }).limit).toBe(101);
   });
 });
+
+describe("names a Python cell reads", () => {
+  it("shadow built-ins with the run's own: input, and a name keep() gives a value", async () => {
+    const definition = `name: py
+language: python
+service_requests:
+  - formula_variable: made
+    system: transform
+    call_for_each: "[1, 2]"
+    field_mappings:
+      - field: item
+        value: sritem
+before_hook: |
+  keep(first=len("ab"))
+  keep(len=5)
+on_success_hook: |
+  output.payload = {"first": first, "len": len, "items": [m.request.payload.item for m in made], "input": input.payload.n}
+`;
+    const result = await runDefinition(definition, { payload: { n: 1 } });
+    expect(result.output.payload).toEqual({ first: 2, len: 5, items: [1, 2], input: 1 });
+  });
+});
