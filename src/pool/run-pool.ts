@@ -79,7 +79,7 @@ export interface RunPool {
   run(
     task: Omit<RunTask, "port" | "calls">,
     onStarted?: (started: RunStarted) => void,
-    limits?: { stopAfterMs?: number | undefined; python?: boolean | undefined },
+    limits?: { stopAfterMs?: number | undefined; remoteCalls?: boolean | undefined },
   ): Promise<RunTaskResult>;
   /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
   failed(task: TaskName, error: unknown): RunTaskResult;
@@ -122,7 +122,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     failedRunResult(task, error, startedId, createScrubber(secrets()));
   return {
     async run(task, onStarted, limits = {}) {
-      const talk = taskTalk(task, onStarted, limits.python ? options.remote : undefined);
+      const talk = taskTalk(task, onStarted, limits.remoteCalls ? options.remote : undefined);
       // Past `stopAfterMs` the task is aborted, and piscina ends the worker it runs on: one long call into
       // CPython's C code ignores the interrupt that stops a Python cell at its time limit.
       const stop = limits.stopAfterMs === undefined ? undefined : new AbortController();
@@ -190,12 +190,26 @@ function taskTalk(
  * JavaScript runs stop themselves.
  */
 export function pythonTask(
-  definition: Pick<Definition, "language" | "timeout_ms">,
+  definition: Definition,
   limits: Pick<RunLimits, "runTimeoutMs" | "cellTimeoutMs">,
-): { python: boolean; stopAfterMs?: number } {
-  if (definition.language !== "python") return { python: false };
+): { remoteCalls: boolean; stopAfterMs?: number } {
+  if (definition.language !== "python") return { remoteCalls: false };
   const runMs = definition.timeout_ms ?? limits.runTimeoutMs;
-  return { python: true, stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
+  // The port remote calls need costs a task more than its run: only a definition that calls has one.
+  return { remoteCalls: makesCalls(definition), stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
+}
+
+const callingDefinitions = new WeakMap<Definition, boolean>();
+
+/** Whether a definition's cells name callint or calladapter: worked out once per loaded definition. */
+function makesCalls(definition: Definition): boolean {
+  let calls = callingDefinitions.get(definition);
+  if (calls === undefined) {
+    const text = JSON.stringify(definition);
+    calls = text.includes("callint") || text.includes("calladapter");
+    callingDefinitions.set(definition, calls);
+  }
+  return calls;
 }
 
 /** How long past its limits a Python run's worker is given to answer before it is ended. */
