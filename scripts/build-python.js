@@ -1,6 +1,6 @@
 // Puts what Python cells need beside the build: cells.py, and a memory snapshot of Pyodide with the
-// standard library modules cells use already imported, which loads several times faster than Pyodide
-// itself (bench/python.js). The snapshot API is not public: package.json pins Pyodide's exact version,
+// standard library modules cells use already imported, which loads faster than Pyodide itself
+// (bench/python.js measures both). The snapshot API is not public: package.json pins Pyodide's exact version,
 // and the snapshot's name holds it, so that another version loads without one instead of failing.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { loadPyodide, version } from "pyodide";

@@ -10,7 +10,7 @@ import { callCell, type RunState, withBindings } from "./run-state.js";
 export const maskText = "XXXXXXXXXXXX";
 
 /** Shorter values are not masked by value: they would blank out unrelated text everywhere. */
-const shortestMaskedValue = 4;
+export const shortestMaskedValue = 4;
 
 /**
  * Applies masks to `target` (a copy the caller owns: the live data is never changed), remembering every

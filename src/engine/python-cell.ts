@@ -38,8 +38,16 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   const runNow = (namespace: Namespace, deadline: number) => {
     let specials = runSpecials.get(namespace);
     if (!specials) {
-      specials = runtime.specials(namespace, hostFor(namespace, context.realm));
-      runSpecials.set(namespace, specials);
+      const made = runtime.specials(namespace, hostFor(namespace, context.realm));
+      runSpecials.set(namespace, made);
+      // Its closures hold the namespace: unless let go of at the run's end, the run would never be freed.
+      const state = runStateOf(namespace);
+      state.atEnd ??= [];
+      state.atEnd.push(() => {
+        runSpecials.delete(namespace);
+        made.destroy();
+      });
+      specials = made;
     }
     const outcome = runtime.run(compiled, specials, namespace, deadline);
     if (outcome.ok) return outcome.value;
@@ -90,7 +98,8 @@ function hostFor(namespace: Namespace, realm: CellRealm): PythonHost {
       const remote = remoteOf(state, "calladapter");
       const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
       const started = performance.now();
-      const response = remote.calladapter(target, request, state.runDeadline - performance.now());
+      // Waited for until the cell's time is up: the run's may be longer.
+      const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
       return calladapterAnswered(state, target, request, response, started);
     },
   };
@@ -100,7 +109,7 @@ function hostFor(namespace: Namespace, realm: CellRealm): PythonHost {
 function remoteOf(state: RunState, name: string): RemoteCalls {
   if (state.remote) return state.remote;
   throw new Error(
-    `${name}: a Python cell calls through the thread that started its own, and this one runs on that thread (serve.workers: 0); give serve one worker or more`,
+    `${name}: this Python cell runs on the thread that would make the call (serve with workers: 0, or a Python integration that a Python cell called), so it can make none: give serve one worker or more; a Python integration that a Python cell calls cannot make calls of its own yet`,
   );
 }
 

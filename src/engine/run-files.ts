@@ -1,4 +1,5 @@
 // A run's own files (open_file, list_files): the request's files, and those its cells write.
+import { shortestMaskedValue } from "./masks.js";
 import type { UploadedFile } from "./record.js";
 
 /** One of a run's files, as kept with its record. */
@@ -167,12 +168,17 @@ export function maskedFiles(
         ? file
         : { ...file, bytes: new TextEncoder().encode(scrubbed) };
     const info: RunFileInfo = { name: file.name, type: file.type, size: keptFile.bytes.length };
-    if (text === undefined && masked.some((value) => Buffer.from(file.bytes).includes(value)))
-      info.kept = false;
+    if (text === undefined && holdsMasked(file.bytes, masked)) info.kept = false;
     else kept.push(keptFile);
     infos.push(info);
   }
   return { kept, infos };
+}
+
+/** Whether bytes hold a masked value as text would: values as short as the scrubber leaves alone do not count. */
+function holdsMasked(bytes: Uint8Array, masked: readonly string[]): boolean {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return masked.some((value) => value.length >= shortestMaskedValue && view.includes(value));
 }
 
 function textOrUndefined(bytes: Uint8Array): string | undefined {

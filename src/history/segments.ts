@@ -163,8 +163,12 @@ function createKnownFiles(dir: string, pruning: SegmentWriterOptions["pruning"])
         if (total - lines < maxRuns || file.id === writing || isLive(file)) break;
         known.delete(name);
         total -= lines;
-        await pruning?.(file);
-        await removeFile(join(dir, name));
+        try {
+          await pruning?.(file);
+        } finally {
+          // The segment goes whatever became of its runs' files: a record without them still reads.
+          await removeFile(join(dir, name));
+        }
       }
     },
   };

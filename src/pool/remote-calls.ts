@@ -2,9 +2,10 @@ import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import type { AdapterResponse } from "../adapters/adapter.js";
 import type { CallintAnswer } from "../engine/callint.js";
 import type { RemoteCalls } from "../engine/remote.js";
+import { errorMessage } from "../errors.js";
 import type { ChildRecord, RemoteAnswer, RemoteCall } from "./task.js";
 
-/** How long past the run's own time a remote call's answer is waited for before the cell gives up. */
+/** How long past its time a remote call's answer is waited for before the cell gives up. */
 const answerGraceMs = 1000;
 
 /**
@@ -18,20 +19,32 @@ export function remoteCallsOver(
   children: ChildRecord[],
 ): RemoteCalls {
   const flag = new Int32Array(calls);
+  let lastId = 0;
   const call = (message: RemoteCall, waitMs: number): RemoteAnswer & { value?: unknown } => {
+    const id = ++lastId;
     Atomics.store(flag, 0, 0);
-    port.postMessage(message);
+    port.postMessage({ ...message, id });
     if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs) + answerGraceMs) === "timed-out")
-      throw new Error(`${message.kind}: no answer within the run's time`);
-    const answer = receiveMessageOnPort(port)?.message as RemoteAnswer | undefined;
+      throw new Error(`${message.kind}: no answer within the cell's time`);
+    // The answer to this call: one to a call that timed out before may come first, and is dropped.
+    let answer: (RemoteAnswer & { id: number }) | undefined;
+    do answer = receiveMessageOnPort(port)?.message as (RemoteAnswer & { id: number }) | undefined;
+    while (answer && answer.id !== id);
     if (!answer) throw new Error(`${message.kind}: the answer was lost`);
     if ("error" in answer) throw new Error(answer.error);
     children.push(...(answer.childRecords ?? []));
     return answer;
   };
   return {
-    calladapter: (target, request, remainingMs) =>
-      call({ kind: "calladapter", target, request, remainingMs }, remainingMs).value as AdapterResponse,
+    calladapter: (target, request, remainingMs) => {
+      try {
+        return call({ kind: "calladapter", target, request, remainingMs }, remainingMs)
+          .value as AdapterResponse;
+      } catch (error) {
+        // As a service request's call: a failed answer, never a thrown error.
+        return { success: false, payload: null, messages: [errorMessage(error)] };
+      }
+    },
     callint: (request) => {
       const { parent } = request;
       // Only a sync child reads its parent's namespace; a function does not cross threads, its value does.

@@ -170,7 +170,7 @@ function taskTalk(
   const channel = onStarted || remote ? new MessageChannel() : undefined;
   const calls = remote && new SharedArrayBuffer(4);
   let startedId: string | undefined;
-  channel?.port1.on("message", (message: RunStarted | RemoteCall) => {
+  channel?.port1.on("message", (message: RunStarted | (RemoteCall & { id: number })) => {
     if (!("kind" in message)) {
       startedId = message.runId;
       onStarted?.(message);
@@ -219,7 +219,7 @@ const stopGraceMs = 1000;
 async function answerRemote(
   remote: RemoteHandler,
   task: Pick<RunTask, "choice">,
-  call: RemoteCall,
+  call: RemoteCall & { id: number },
   port: MessagePort,
   calls: SharedArrayBuffer,
 ): Promise<void> {
@@ -229,7 +229,7 @@ async function answerRemote(
   } catch (error) {
     answer = { error: errorMessage(error) };
   }
-  port.postMessage(answer);
+  port.postMessage({ ...answer, id: call.id });
   const flag = new Int32Array(calls);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);

@@ -557,12 +557,17 @@ _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.LINE, _stop_cell)
 _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.JUMP, _stop_cell)
 
 
+_in_cell = False
+
+
 def _on_deadline(signum, frame):
-    """The watchdog's SIGINT: stop the cell, and again at every line and jump of it, should it catch that."""
+    """The watchdog's SIGINT: stop the cell once, then at every line and jump of it, should it catch that.
+    One that comes late, outside a cell or once the cell is stopping, is for no one."""
     global _stopping
-    if not _stopping:
-        _stopping = True
-        _monitoring.set_events(_TIME_LIMIT, _monitoring.events.LINE | _monitoring.events.JUMP)
+    if not _in_cell or _stopping:
+        return
+    _stopping = True
+    _monitoring.set_events(_TIME_LIMIT, _monitoring.events.LINE | _monitoring.events.JUMP)
     raise CellTimeout()
 
 
@@ -601,15 +606,20 @@ class _Scope(dict):
 
 def run_cell(code, expression, run_specials, namespace, filename):
     """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
+    global _in_cell
     scope = _Scope(run_specials)
     scope._namespace = namespace
+    # Each cell starts from the default decimal context: no run's precision or rounding reaches another.
+    _decimal.setcontext(_decimal.Context())
+    _in_cell = True
     try:
-        if expression:
-            value = eval(code, scope)
-        else:
-            exec(code, scope)
-            value = scope.get("retvalue")
-        return [True, to_js_value(value)]
+        try:
+            value = eval(code, scope) if expression else _executed(code, scope)
+            given = to_js_value(value)
+        finally:
+            # Before any handler below runs: a SIGINT that comes now is for no one.
+            _in_cell = False
+        return [True, given]
     except CellTimeout as error:
         return [False, "timeout", "the cell ran past its time limit", _line_of(error.__traceback__, filename)]
     except JsException as error:
@@ -621,6 +631,11 @@ def run_cell(code, expression, run_specials, namespace, filename):
         return [False, "error", message, _line_of(error.__traceback__, filename)]
     finally:
         _stop_watching()
+
+
+def _executed(code, scope):
+    exec(code, scope)
+    return scope.get("retvalue")
 
 
 def _stop_watching():

@@ -270,15 +270,12 @@ function callsFromWorkers(
   const writeLaterChild = (child: ChildRecord) => history.writeLine(child.runId, child.line);
   return {
     onLaterChild: callsIntegrations(project) ? writeLaterChild : undefined,
-    remote: hasPython(project) ? createRemoteHandler({ current, onLaterChild: writeLaterChild }) : undefined,
+    // Always there: a reload under --watch may bring Python definitions; a task without calls opens no port.
+    remote: createRemoteHandler({ current, onLaterChild: writeLaterChild }),
   };
 }
 
 /** Whether a cell of the project may call another integration: its definitions' text names callint. */
 function callsIntegrations(project: Project): boolean {
   return project.definitions.some((definition) => definition.source.text.includes("callint"));
-}
-
-function hasPython(project: Project): boolean {
-  return project.definitions.some((definition) => definition.value?.language === "python");
 }
