@@ -225,7 +225,13 @@ async function runIsolated(
   // A Python run's calladapter and callint are made here; a live one's worker uses this thread's mock core.
   const adapters = python ? createProjectAdapters(project) : undefined;
   const vaults = projectVaults(project, options.env);
-  const remote = adapters && createRemoteHandler({ current: () => ({ project, adapters, vaults }) });
+  const remote =
+    adapters &&
+    createRemoteHandler({
+      current: () => ({ project, adapters, vaults }),
+      keep: (record) => history.write(record),
+      waitForChildren: true,
+    });
   if (adapters && choice.kind === "live") await adapters.resolverFor(choice);
   const mockcoreUrl = await adapters?.mockcoreUrl();
   const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1, remote });

@@ -3,7 +3,7 @@ import type { AdapterResponse } from "../adapters/adapter.js";
 import type { CallintAnswer } from "../engine/callint.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { errorMessage } from "../errors.js";
-import type { ChildRecord, RemoteAnswer, RemoteCall } from "./task.js";
+import type { RemoteAnswer, RemoteCall } from "./task.js";
 
 /** How long past its time a remote call's answer is waited for before the cell gives up. */
 const answerGraceMs = 1000;
@@ -11,13 +11,9 @@ const answerGraceMs = 1000;
 /**
  * A worker's side of a Python run's remote calls: each is posted on the task's port, then the thread waits
  * blocked on the task's flag until the other side has posted the answer, which it takes off the port at
- * once. A callint child's records join the run's own children.
+ * once. A callint child's records are written where it ran.
  */
-export function remoteCallsOver(
-  port: MessagePort,
-  calls: SharedArrayBuffer,
-  children: ChildRecord[],
-): RemoteCalls {
+export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): RemoteCalls {
   const flag = new Int32Array(calls);
   let lastId = 0;
   const call = (message: RemoteCall, waitMs: number): RemoteAnswer & { value?: unknown } => {
@@ -32,7 +28,6 @@ export function remoteCallsOver(
     while (answer && answer.id !== id);
     if (!answer) throw new Error(`${message.kind}: the answer was lost`);
     if ("error" in answer) throw new Error(answer.error);
-    children.push(...(answer.childRecords ?? []));
     return answer;
   };
   return {

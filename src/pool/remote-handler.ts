@@ -1,11 +1,10 @@
-import type { CallintAnswer } from "../engine/callint.js";
 import { executeForRemoteRun } from "../engine/service-requests.js";
 import type { VaultStore } from "../engine/vault.js";
-import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
+import { resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import type { AdapterChoice, ProjectAdapters } from "../project/adapters.js";
-import { createCallintRunner } from "../project/callint.js";
+import { createCallintRunner, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
-import type { ChildRecord, RemoteAnswer, RemoteCall } from "./task.js";
+import type { RemoteAnswer, RemoteCall } from "./task.js";
 
 /** The thread that started the workers, answering Python runs' remote calls with its own systems. */
 export interface RemoteHandler {
@@ -15,13 +14,16 @@ export interface RemoteHandler {
 export interface RemoteHandlerOptions {
   /** The project as loaded now (serve --watch reloads it), its systems and its vaults. */
   current(): { project: Project; adapters: ProjectAdapters; vaults?: VaultStore | undefined };
-  /** Where records of callint children that end after their answer go; without it, the answer waits for them. */
-  onLaterChild?: ((child: ChildRecord) => void) | undefined;
+  /** Where callint children's records go, as each is made: this thread's history. */
+  keep: KeepRecord;
+  /** Answer a callint once its async children have ended too (bass run, bass test); serve answers at once. */
+  waitForChildren?: boolean | undefined;
 }
 
 /**
  * calladapter is the call, made here; callint runs the child here, where the embedded mock core and the
- * systems have an event loop that runs, and its records go back with the answer to the parent's worker.
+ * systems have an event loop that runs. The child's records are written here as it makes them, so none
+ * is lost should the parent's worker have given up waiting or ended.
  */
 export function createRemoteHandler(options: RemoteHandlerOptions): RemoteHandler {
   return {
@@ -31,26 +33,19 @@ export function createRemoteHandler(options: RemoteHandlerOptions): RemoteHandle
       if (call.kind === "calladapter")
         return { value: await executeForRemoteRun(resolve, call.target, call.request, call.remainingMs) };
       const history = resolveHistoryOptions(project.dir, project.config.history);
-      const childRecords: ChildRecord[] = [];
-      let answered = false;
       const children = createCallintRunner(project, {
         adapters: resolve,
-        keep: (record) => {
-          const child = { runId: record.id, line: recordLine(record, history.storePayloads) };
-          if (answered && options.onLaterChild) options.onLaterChild(child);
-          else childRecords.push(child);
-        },
+        keep: options.keep,
         vaults,
         files: runFilesOf(history),
       });
       const { parent } = call.request;
-      const value: CallintAnswer = await children.run({
+      const value = await children.run({
         ...call.request,
         parent: { ...parent, namespace: () => parent.namespace },
       });
-      if (!options.onLaterChild) await children.settled();
-      answered = true;
-      return { value, childRecords };
+      if (options.waitForChildren) await children.settled();
+      return { value };
     },
   };
 }

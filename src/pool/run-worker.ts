@@ -158,7 +158,7 @@ async function runIn(
     callint: children.run,
     vaults,
     files,
-    remote: task.calls && task.port && remoteCallsOver(task.port, task.calls, childRecords),
+    remote: task.calls && task.port && remoteCallsOver(task.port, task.calls),
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.

@@ -109,5 +109,5 @@ export type RemoteCall =
       };
     };
 
-/** Its answer: the value, and a callint child's records; or why there is none. */
-export type RemoteAnswer = { value: unknown; childRecords?: ChildRecord[] } | { error: string };
+/** Its answer: the value, or why there is none. */
+export type RemoteAnswer = { value: unknown } | { error: string };

@@ -49,7 +49,6 @@ export type PythonOutcome =
 
 /** CPython in WebAssembly (Pyodide), loaded once per thread, with what cells need of it (cells.py). */
 export interface PythonRuntime {
-  version: string;
   /** A cell's code object, or its first syntax error (1-based line and column within the cell). */
   compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
   /** A cell's first syntax error, if it has one. */
@@ -91,11 +90,11 @@ async function startPython(): Promise<PythonRuntime> {
     stderr: () => {},
     ...(existsSync(snapshotFile) ? { _loadSnapshot: readFileSync(snapshotFile) } : {}),
   });
-  return createRuntime(pyodide, version);
+  return createRuntime(pyodide);
 }
 
 /** The runtime over a loaded Pyodide: cells.py's functions, and a watchdog for the time limit. */
-export function createRuntime(pyodide: PyodideAPI, version: string): PythonRuntime {
+function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const cells = pyodide.runPython(cellsModuleSource(), { filename: "bass_cells.py" }) as PyProxy;
   const get = (name: string) => (cells as unknown as { get(name: string): PyProxy }).get(name);
   const compileCell = get("compile_cell") as unknown as (code: string, filename: string) => PyProxy;
@@ -116,7 +115,6 @@ export function createRuntime(pyodide: PyodideAPI, version: string): PythonRunti
     return { message, line, column };
   };
   return {
-    version,
     syntaxError: (code) => findSyntaxError(code, "cell"),
     facts(code) {
       const proxy = cellFacts(code);

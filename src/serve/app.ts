@@ -271,7 +271,7 @@ function callsFromWorkers(
   return {
     onLaterChild: callsIntegrations(project) ? writeLaterChild : undefined,
     // Always there: a reload under --watch may bring Python definitions; a task without calls opens no port.
-    remote: createRemoteHandler({ current, onLaterChild: writeLaterChild }),
+    remote: createRemoteHandler({ current, keep: (record) => history.write(record) }),
   };
 }
 

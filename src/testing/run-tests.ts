@@ -281,7 +281,11 @@ async function createWorkerRunner(
   const { createRunPool, pythonTask, recordOf } = await import("../pool/run-pool.js");
   const { createRemoteHandler } = await import("../pool/remote-handler.js");
   // Python cases' calladapter and callint are made here, against the case's own answers.
-  const remote = createRemoteHandler({ current: () => ({ project, adapters, vaults }) });
+  const remote = createRemoteHandler({
+    current: () => ({ project, adapters, vaults }),
+    keep: (record) => history.write(record),
+    waitForChildren: true,
+  });
   const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir, remote });
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
