@@ -353,7 +353,7 @@ class RunFile:
 
 
 def _given(**options):
-    """Keyword arguments a cell gave, as JavaScript's options object has them: None ones left out."""
+    """Keyword arguments a cell gave, as JavaScript's options object has them: None and False left out."""
     return {key: value for key, value in options.items() if value is not None and value is not False}
 
 
