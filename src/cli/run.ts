@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
+import { mayCall } from "../definition/cells.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { Definition } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
@@ -53,7 +54,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
   let definition = project.definitions[0] as LoadedDefinition;
   assertRunnable(project, definition, output);
   // An integration that calls others needs them loaded too.
-  if (JSON.stringify(definition.value).includes("callint")) {
+  if (mayCall(definition.value, "callint")) {
     project = await openProject({
       cwd: options.cwd,
       env: options.env,

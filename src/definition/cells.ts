@@ -141,3 +141,19 @@ function addServiceRequestCells(add: AddCell, base: ValuePath, request: ServiceR
     }
   }
 }
+
+/** A definition's text as JSON, made once per loaded definition, for `mayCall`. */
+const definitionTexts = new WeakMap<Definition, string>();
+
+/**
+ * Whether a definition's cells may call a special function: its name appears in them. A name a cell
+ * builds at run time is not seen, so this says where machinery for the call is worth setting up only.
+ */
+export function mayCall(definition: Definition, name: (typeof specialFunctionNames)[number]): boolean {
+  let text = definitionTexts.get(definition);
+  if (text === undefined) {
+    text = JSON.stringify(definition);
+    definitionTexts.set(definition, text);
+  }
+  return text.includes(name);
+}

@@ -2,6 +2,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
+import { mayCall } from "../definition/cells.js";
 import type { Env } from "../definition/load.js";
 import type { Definition } from "../definition/types.js";
 import { createScrubber } from "../engine/masks.js";
@@ -196,20 +197,8 @@ export function pythonTask(
   if (definition.language !== "python") return { remoteCalls: false };
   const runMs = definition.timeout_ms ?? limits.runTimeoutMs;
   // The port remote calls need costs a task more than its run: only a definition that calls has one.
-  return { remoteCalls: makesCalls(definition), stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
-}
-
-const callingDefinitions = new WeakMap<Definition, boolean>();
-
-/** Whether a definition's cells name callint or calladapter: worked out once per loaded definition. */
-function makesCalls(definition: Definition): boolean {
-  let calls = callingDefinitions.get(definition);
-  if (calls === undefined) {
-    const text = JSON.stringify(definition);
-    calls = text.includes("callint") || text.includes("calladapter");
-    callingDefinitions.set(definition, calls);
-  }
-  return calls;
+  const remoteCalls = mayCall(definition, "callint") || mayCall(definition, "calladapter");
+  return { remoteCalls, stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
 }
 
 /** How long past its limits a Python run's worker is given to answer before it is ended. */

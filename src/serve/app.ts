@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
+import { mayCall } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
@@ -277,5 +278,5 @@ function callsFromWorkers(
 
 /** Whether a cell of the project may call another integration: its definitions' text names callint. */
 function callsIntegrations(project: Project): boolean {
-  return project.definitions.some((definition) => definition.source.text.includes("callint"));
+  return project.definitions.some((definition) => definition.value && mayCall(definition.value, "callint"));
 }
