@@ -117,8 +117,15 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
 
   return {
     async open(name, deadline, masks) {
-      await sealer();
-      return hold(name, await acquire(folder, checkedName(name), deadline), masks);
+      // Tried at once, before the state key is read: runs take the vault in the order they ask for it.
+      const lock = await acquire(folder, checkedName(name), deadline);
+      try {
+        await sealer();
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+      return hold(name, lock, masks);
     },
     openNow(name, deadline, masks) {
       return hold(name, acquireNow(folder, checkedName(name), deadline), masks);
