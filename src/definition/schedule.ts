@@ -5,13 +5,15 @@ export type Schedule = NonNullable<Definition["schedule"]>;
 
 const units: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The longest wait Node's timers take (a signed 32-bit count of ms): a longer one would fire at once. */
+const longestTimerMs = 2 ** 31 - 1;
+
 /** `every`'s text as milliseconds (`"90s"` → 90000), or undefined when it is not a number and a unit. */
 export function everyMs(text: string): number | undefined {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
   if (!match) return undefined;
   const ms = Number(match[1]) * (units[match[2] as string] as number);
-  // Node's timers wait no longer than 2^31 - 1 ms: a longer interval would fire at once.
-  return ms > 0 && ms <= 2 ** 31 - 1 ? ms : undefined;
+  return ms > 0 && ms <= longestTimerMs ? ms : undefined;
 }
 
 /** Why a schedule cannot run (a cron pattern or time zone croner refuses, an `every` it cannot read), or undefined. */

@@ -13,10 +13,14 @@ export interface Watchdog {
   disarm(): void;
 }
 
+const lookAgainMs = 50;
+const resendMs = 5;
+
 // Int32 slots: 0 the interrupt buffer, 1 the arming (0 idle, else a count that changes each time), 2 set
 // while the watcher sleeps until armed. Float64 slot 2: the deadline in ms since the epoch, which every
-// thread's clock agrees on. An armed watcher looks again at least every 50 ms, so a cell armed while it
-// slept toward an earlier cell's deadline is stopped that late at most; only an idle one needs waking.
+// thread's clock agrees on. An armed watcher looks again at least every `lookAgainMs`, so a cell armed
+// while it slept toward an earlier cell's deadline is stopped that late at most; only an idle one needs
+// waking. Past a deadline it writes SIGINT again every `resendMs`, until the cell ends.
 const watcher = `
 const { workerData } = process.getBuiltinModule("node:worker_threads");
 const slots = new Int32Array(workerData);
@@ -31,9 +35,9 @@ for (;;) {
     continue;
   }
   const left = times[2] - (performance.timeOrigin + performance.now());
-  if (left > 0) { Atomics.wait(slots, 1, armed, Math.min(left, 50)); continue; }
+  if (left > 0) { Atomics.wait(slots, 1, armed, Math.min(left, ${lookAgainMs})); continue; }
   Atomics.store(slots, 0, sigint);
-  Atomics.wait(slots, 1, armed, 5);
+  Atomics.wait(slots, 1, armed, ${resendMs});
 }
 `;
 
