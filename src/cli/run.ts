@@ -15,7 +15,7 @@ import {
   readMockFile,
 } from "../project/adapters.js";
 import { openProjectCache, type ProjectCache } from "../project/cache.js";
-import { createCallintRunner } from "../project/callint.js";
+import { runOnThisThread } from "../project/callint.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
@@ -170,22 +170,8 @@ async function runWith(
   const history = openHistory(project);
   const resolve = recording?.resolve ?? adapters;
   const vaults = projectVaults(project, context.env);
-  const { files } = history;
-  const children = createCallintRunner(project, {
-    adapters: resolve,
-    keep: (record) => history.write(record),
-    vaults,
-    files,
-  });
-  const run = startIntegration(integration, input, {
-    ...project.limits,
-    adapters: resolve,
-    ...context.cause,
-    secrets: project.secrets,
-    callint: children.run,
-    vaults,
-    files,
-  });
+  const here = runOnThisThread(project, { adapters: resolve, history, vaults });
+  const run = startIntegration(integration, input, { ...here.options, ...context.cause });
   if (run.started) {
     // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.
     history.write(run.started);
@@ -194,7 +180,7 @@ async function runWith(
   const result = await run.completion;
   history.write(result.record);
   // Async callint children go on after their parent: bass run waits for them, as it does for itself.
-  await children.settled();
+  await here.settled();
   await recording?.save(result, integration.name);
   // The run is shown first: its systems were called, whether or not its record could be kept.
   await printRun(result.record, run.accepted, context.show, output);

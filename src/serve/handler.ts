@@ -4,7 +4,7 @@ import type { OutputData } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import { pythonTask } from "../pool/run-pool.js";
 import type { RunStarted } from "../pool/task.js";
-import { createCallintRunner } from "../project/callint.js";
+import { runOnThisThread } from "../project/callint.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
 import { userOf } from "./auth.js";
 import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
@@ -346,22 +346,8 @@ async function runEndpoint(
   // The request, sealed, goes with the run's record: a re-run of it is exact.
   const sealFor = (runId: string) => context.keepRequest?.(runId, input);
   const { set, adapters, vaults } = served;
-  const { files } = history;
-  const children = createCallintRunner(set.project, {
-    adapters,
-    keep: (record) => history.write(record),
-    vaults,
-    files,
-  });
-  const run = startIntegration(integration, input, {
-    adapters,
-    ...cause,
-    ...set.project.limits,
-    secrets: set.project.secrets,
-    callint: children.run,
-    vaults,
-    files,
-  });
+  const here = runOnThisThread(set.project, { adapters, history, vaults });
+  const run = startIntegration(integration, input, { ...here.options, ...cause });
   const finished = run.completion.then((result) => {
     history.write(result.record, sealFor(result.runId));
     release();

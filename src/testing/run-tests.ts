@@ -15,7 +15,7 @@ import {
   type ProjectAdapters,
   readCassette,
 } from "../project/adapters.js";
-import { createCallintRunner } from "../project/callint.js";
+import { runOnThisThread } from "../project/callint.js";
 import { readJsonFile } from "../project/data-file.js";
 import { envelopeInput } from "../project/envelope.js";
 import { openHistory, type Project } from "../project/open.js";
@@ -240,24 +240,9 @@ async function runInThread(
 ): Promise<CaseRun> {
   const { project, history } = where;
   const resolve = await where.adapters.resolverFor(choice);
-  const { vaults } = where;
-  const { files } = history;
-  const children = createCallintRunner(project, {
-    adapters: resolve,
-    keep: (record) => history.write(record),
-    vaults,
-    files,
-  });
-  const result = await runIntegration(integration, input, {
-    ...project.limits,
-    adapters: resolve,
-    trigger: "test",
-    secrets: project.secrets,
-    callint: children.run,
-    vaults,
-    files,
-  });
-  await children.settled();
+  const here = runOnThisThread(project, { adapters: resolve, history, vaults: where.vaults });
+  const result = await runIntegration(integration, input, { ...here.options, trigger: "test" });
+  await here.settled();
   return { record: result.record, maskedTexts: result.mask(maskTexts) };
 }
 
