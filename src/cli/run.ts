@@ -232,7 +232,7 @@ async function runIsolated(
     const result = await pool.run(
       { ...task, mockcoreUrl, returnRecord: true },
       started,
-      pythonTask(context.definition, project.limits),
+      pythonTask(context.definition),
     );
     for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
     history.writeLine(result.runId, result.recordLine);

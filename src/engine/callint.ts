@@ -18,6 +18,8 @@ export interface CallintParent {
   remainingMs: number;
   /** Values the parent masks (and its secrets): masked by value in the child's record too. */
   masked: string[];
+  /** The worker pool's task the parent is part of: the child's is the same. */
+  poolTask?: number | undefined;
 }
 
 export interface CallintRequest {
@@ -89,6 +91,7 @@ export function callintRequest(
       namespace: () => snapshot(namespaceData()),
       remainingMs: state.runDeadline - performance.now(),
       masked: [...state.maskedValues, ...state.secrets],
+      poolTask: state.poolTask,
     },
   };
 }

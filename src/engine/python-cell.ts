@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { PyProxy } from "pyodide/ffi";
 import type { CellRef } from "../definition/cells.js";
 import { BassError } from "../errors.js";
-import { type PythonHost, pythonRuntime } from "../python/runtime.js";
+import { type PythonHost, type PythonRun, pythonRuntime } from "../python/runtime.js";
+import { unknownTask } from "../python/watchdog.js";
 import { callintAnswered, callintRequest } from "./callint.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
 import { namespaceData, runMasks, runStateOf } from "./namespace.js";
@@ -14,8 +14,8 @@ import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
 let nextCellId = 0;
 
-/** The special functions of each run, made in Python on its first Python cell. */
-const runSpecials = new WeakMap<Namespace, PyProxy>();
+/** Each run as its Python cells see it, made on its first Python cell. */
+const pythonRuns = new WeakMap<Namespace, PythonRun>();
 
 /**
  * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine
@@ -36,20 +36,20 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     });
   }
   const runNow = (namespace: Namespace, deadline: number) => {
-    let specials = runSpecials.get(namespace);
-    if (!specials) {
-      const made = runtime.specials(namespace, hostFor(namespace, context.realm));
-      runSpecials.set(namespace, made);
-      // Its closures hold the namespace: unless let go of at the run's end, the run would never be freed.
-      const state = runStateOf(namespace);
+    const state = runStateOf(namespace);
+    let run = pythonRuns.get(namespace);
+    if (!run) {
+      const made = runtime.begin(namespace, hostFor(namespace, context.realm));
+      pythonRuns.set(namespace, made);
+      // It holds the namespace: unless let go of at the run's end, the run would never be freed.
       state.atEnd ??= [];
       state.atEnd.push(() => {
-        runSpecials.delete(namespace);
+        pythonRuns.delete(namespace);
         made.destroy();
       });
-      specials = made;
+      run = made;
     }
-    const outcome = runtime.run(compiled, specials, namespace, deadline);
+    const outcome = runtime.run(compiled.cell, run, deadline, state.poolTask ?? unknownTask);
     if (outcome.ok) return outcome.value;
     const timeout = outcome.kind === "timeout";
     throw new BassError(

@@ -29,6 +29,8 @@ export interface RunState {
   vaults: VaultStore | undefined;
   /** How a Python cell calls systems and integrations, blocked: only where it runs in a worker thread. */
   remote: RemoteCalls | undefined;
+  /** The worker pool's number for the task this run is part of, which its Python cells report. */
+  poolTask: number | undefined;
   /** The request's files, and the run's own once a cell opens or lists them (open_file). */
   uploaded: Record<string, UploadedFile | UploadedFile[]> | undefined;
   files: RunFiles | undefined;

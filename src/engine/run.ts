@@ -57,6 +57,8 @@ export interface RunOptions {
   files?: RunFileKeeper | undefined;
   /** How Python cells call systems and integrations from a worker thread (see RemoteCalls). */
   remote?: RemoteCalls | undefined;
+  /** The worker pool's number for the task this run is part of (see src/pool/stuck-cells.ts). */
+  poolTask?: number | undefined;
   cellTimeoutMs: number;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
@@ -130,6 +132,7 @@ export function startIntegration(
     adapters: options.adapters,
     vaults: options.vaults,
     remote: options.remote,
+    poolTask: options.poolTask,
     uploaded: input.files,
     files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,

@@ -10,8 +10,9 @@ import type { RunRecord } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
-import type { Project, RunLimits } from "../project/project.js";
+import type { Project } from "../project/project.js";
 import type { RemoteHandler } from "./remote-handler.js";
+import { watchStuckCells } from "./stuck-cells.js";
 import type {
   ChildRecord,
   RemoteAnswer,
@@ -34,7 +35,7 @@ class WorkerDied extends Error {
   override readonly name = "WorkerDied";
 }
 
-/** A run that outlived its time limit in a call nothing could interrupt: its worker was ended. */
+/** A Python cell that outlived its time limit in a call nothing could interrupt: its worker was ended. */
 class WorkerStopped extends Error {
   override readonly name = "WorkerStopped";
 }
@@ -78,9 +79,9 @@ export interface RunPool {
    * `worker_died` record and a 500; an error the worker met before the run (a BassError) is thrown.
    */
   run(
-    task: Omit<RunTask, "port" | "calls">,
+    task: Omit<RunTask, "port" | "calls" | "poolTask">,
     onStarted?: (started: RunStarted) => void,
-    limits?: { stopAfterMs?: number | undefined; remoteCalls?: boolean | undefined },
+    python?: PythonTask,
   ): Promise<RunTaskResult>;
   /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
   failed(task: TaskName, error: unknown): RunTaskResult;
@@ -94,6 +95,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     later.onmessage = (event) => onLaterChild((event as { data: ChildRecord }).data);
     later.unref();
   }
+  const stuck = watchStuckCells(() => pool.threads, stopGraceMs);
   const data: RunWorkerData = {
     cwd: options.cwd,
     env: { ...options.env },
@@ -103,6 +105,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     unkeptHeaders: options.unkeptHeaders,
     vaultDir: options.vaultDir,
     laterChildren: later?.name as string | undefined,
+    stuckCells: stuck.buffer,
   };
   const pool = new Piscina({
     filename: workerFile,
@@ -118,31 +121,29 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   });
   // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
   pool.on("error", (error: unknown) => options.logError?.(error));
+  pool.on("workerDestroy", (worker: { id: number }) => stuck.forget(worker.id));
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: TaskName, error: unknown, startedId?: string) =>
     failedRunResult(task, error, startedId, createScrubber(secrets()));
   return {
-    async run(task, onStarted, limits = {}) {
-      const talk = taskTalk(task, onStarted, limits.remoteCalls ? options.remote : undefined);
-      // Past `stopAfterMs` the task is aborted, and piscina ends the worker it runs on: one long call into
-      // CPython's C code ignores the interrupt that stops a Python cell at its time limit.
-      const stop = limits.stopAfterMs === undefined ? undefined : new AbortController();
-      const timer = stop && setTimeout(() => stop.abort(), limits.stopAfterMs);
+    async run(task, onStarted, python) {
+      const talk = taskTalk(task, onStarted, python?.remoteCalls ? options.remote : undefined);
+      const poolTask = python && stuck.begin();
       let answer: RunTaskResult | RunTaskError;
       try {
-        const options = {
-          ...(talk.port ? { transferList: [talk.port] } : {}),
-          ...(stop ? { signal: stop.signal } : {}),
-        };
-        answer = await pool.run({ ...task, port: talk.port, calls: talk.calls }, options);
+        answer = await pool.run(
+          { ...task, port: talk.port, calls: talk.calls, poolTask },
+          talk.port ? { transferList: [talk.port] } : undefined,
+        );
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
-        const ended = stop?.signal.aborted
-          ? new WorkerStopped(`the run ran past its time limit inside a call nothing could interrupt`)
-          : new WorkerDied(errorMessage(error), { cause: error });
+        const ended =
+          poolTask !== undefined && stuck.stopped(poolTask)
+            ? new WorkerStopped("a Python cell ran past its time limit inside a call nothing could interrupt")
+            : new WorkerDied(errorMessage(error), { cause: error });
         return failed(task, ended, talk.startedId());
       } finally {
-        clearTimeout(timer);
+        if (poolTask !== undefined) stuck.end(poolTask);
         talk.close();
       }
       if ("error" in answer) {
@@ -153,6 +154,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     },
     failed,
     close: async () => {
+      stuck.close();
       await pool.destroy();
       later?.close();
     },
@@ -186,22 +188,21 @@ function taskTalk(
 }
 
 /**
- * What a task of a Python integration needs of the pool: its remote calls, and its worker ended past its
- * run's time limit and one cell's more (a cell stuck in one call into C code, which no interrupt stops).
- * JavaScript runs stop themselves.
+ * What a task of a Python integration needs of the pool: its remote calls, and its worker ended when one
+ * of its cells is stuck past its deadline (see stuck-cells.ts).
  */
-export function pythonTask(
-  definition: Definition,
-  limits: Pick<RunLimits, "runTimeoutMs" | "cellTimeoutMs">,
-): { remoteCalls: boolean; stopAfterMs?: number } {
-  if (definition.language !== "python") return { remoteCalls: false };
-  const runMs = definition.timeout_ms ?? limits.runTimeoutMs;
-  // The port remote calls need costs a task more than its run: only a definition that calls has one.
-  const remoteCalls = mayCall(definition, "callint") || mayCall(definition, "calladapter");
-  return { remoteCalls, stopAfterMs: runMs + limits.cellTimeoutMs + stopGraceMs };
+export interface PythonTask {
+  remoteCalls: boolean;
 }
 
-/** How long past its limits a Python run's worker is given to answer before it is ended. */
+/** A task's Python needs, for an integration that has Python cells. */
+export function pythonTask(definition: Definition): PythonTask | undefined {
+  if (definition.language !== "python") return undefined;
+  // The port remote calls need costs a task more than its run: only a definition that calls has one.
+  return { remoteCalls: mayCall(definition, "callint") || mayCall(definition, "calladapter") };
+}
+
+/** How long past its deadline a Python cell is given before its worker is ended. */
 const stopGraceMs = 1000;
 
 /** Answers one remote call of a Python run on its port, then wakes its worker, which waits on `calls`. */
@@ -245,7 +246,7 @@ function failedRunResult(
   const at = new Date().toISOString();
   const stopped = error instanceof WorkerStopped;
   const died = error instanceof WorkerDied;
-  const code = stopped ? "run_timeout" : died ? "worker_died" : "worker_error";
+  const code = stopped ? "cell_timeout" : died ? "worker_died" : "worker_error";
   const message = scrub(
     stopped
       ? `${error.message}: its worker thread was ended and replaced`

@@ -11,13 +11,16 @@ import { createProjectAdapters, type ProjectAdapters } from "../project/adapters
 import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
 import { projectVaults } from "../project/vaults.js";
+import { reportCellsTo } from "../python/watchdog.js";
 import { createSealer } from "../state/seal.js";
 import { remoteCallsOver } from "./remote-calls.js";
+import { reportCellsOn } from "./stuck-cells.js";
 import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
 laterChildren?.unref();
+if (data.stuckCells) reportCellsTo(reportCellsOn(data.stuckCells));
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
@@ -159,6 +162,7 @@ async function runIn(
     vaults,
     files,
     remote: task.calls && task.port && remoteCallsOver(task.port, task.calls),
+    poolTask: task.poolTask,
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.

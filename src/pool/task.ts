@@ -24,6 +24,8 @@ export interface RunWorkerData {
    * that end later (async ones) go there. Unset, a task waits for its children, whose records go with it.
    */
   laterChildren?: string | undefined;
+  /** Where the worker says which task's Python cell it runs until when (see stuck-cells.ts). */
+  stuckCells?: SharedArrayBuffer | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */
@@ -50,6 +52,8 @@ export interface RunTask {
    * sets it once an answer waits on `port`, while the worker's thread waits blocked (see RemoteCalls).
    */
   calls?: SharedArrayBuffer | undefined;
+  /** The pool's number for a Python task, which its cells report (see stuck-cells.ts). */
+  poolTask?: number | undefined;
 }
 
 /** A record a run's callint child made, as the history store's line. */

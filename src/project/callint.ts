@@ -47,6 +47,7 @@ export function createCallintRunner(
       callint: run,
       runAsync,
       timeLeftMs: Math.max(0, parent.remainingMs),
+      poolTask: parent.poolTask,
       parent: {
         runId: parent.runId,
         depth: parent.depth,

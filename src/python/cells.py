@@ -11,7 +11,7 @@ import signal
 import sys
 import types
 
-from pyodide.ffi import JsArray, JsBuffer, JsException, JsProxy, jsnull, to_js
+from pyodide.ffi import JsArray, JsBuffer, JsCallable, JsException, JsProxy, jsnull, to_js
 
 import js
 
@@ -21,6 +21,29 @@ _js_set = js.Function.new("o", "k", "v", "o[k] = v")
 _js_delete = js.Function.new("o", "k", "delete o[k]")
 _js_keys = js.Function.new("o", "return Object.keys(o)")
 _from_entries = js.Object.fromEntries
+
+# JavaScript values' kinds by their proxy's type: Pyodide's own isinstance checks parse its type flags
+# anew on every call, and each combination of flags has a proxy type of its own.
+_js_kinds = {}
+
+
+def _js_kind(value):
+    """What a JavaScript value is: "buffer", "array", "function" or "object"; None for a Python value."""
+    kind_of = type(value)
+    if kind_of in _js_kinds:
+        return _js_kinds[kind_of]
+    if not isinstance(value, JsProxy):
+        kind = None
+    elif isinstance(value, JsBuffer):
+        kind = "buffer"
+    elif isinstance(value, JsArray):
+        kind = "array"
+    elif isinstance(value, JsCallable):
+        kind = "function"
+    else:
+        kind = "object"
+    _js_kinds[kind_of] = kind
+    return kind
 
 
 def plain(value):
@@ -41,7 +64,7 @@ def plain(value):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [plain(item) for item in value]
-    if isinstance(value, JsProxy):
+    if _js_kind(value) is not None:
         return value
     return str(value)
 
@@ -49,7 +72,7 @@ def plain(value):
 def to_js_value(value):
     """A value made JavaScript data: JSON's kinds (None as null), bytes as a Uint8Array, JavaScript's own as they are."""
     data = _js_ready(plain(value))
-    if data is jsnull or isinstance(data, (bool, int, float, str, JsProxy)):
+    if data is jsnull or isinstance(data, (bool, int, float, str)) or _js_kind(data) is not None:
         return data
     return to_js(data, dict_converter=_from_entries, create_pyproxies=False)
 
@@ -69,19 +92,16 @@ def wrap(value):
     """A value as a cell reads it: scalars as Python's, containers as Flex, nothing as the null Flex."""
     if value is None or value is jsnull:
         return NULL
-    if isinstance(value, JsProxy):
-        if isinstance(value, JsBuffer):
-            return value.to_bytes()
-        if value.typeof == "function":
-            return value
-        return Flex(value)
-    if isinstance(value, (dict, list)):
-        return Flex(value)
-    return value
+    kind = _js_kind(value)
+    if kind is None:
+        return Flex(value) if isinstance(value, (dict, list)) else value
+    if kind == "buffer":
+        return value.to_bytes()
+    return value if kind == "function" else Flex(value)
 
 
 def _is_list(value):
-    return isinstance(value, (list, JsArray))
+    return isinstance(value, list) or _js_kind(value) == "array"
 
 
 class Flex:
@@ -131,7 +151,7 @@ class Flex:
             raise TypeError(f"cannot set {key!r} on a missing value")
         if isinstance(value, (dict, list)):
             value[key] = plain(item)
-        elif isinstance(value, JsArray):
+        elif _js_kind(value) == "array":
             value[key] = to_js_value(item)
         else:
             _js_set(value, str(key), to_js_value(item))
@@ -141,7 +161,7 @@ class Flex:
 
     def __delitem__(self, key):
         value = object.__getattribute__(self, "_v")
-        if isinstance(value, (dict, list, JsArray)):
+        if isinstance(value, (dict, list)) or _js_kind(value) == "array":
             del value[key]
         elif value is not None:
             _js_delete(value, str(key))
@@ -150,7 +170,7 @@ class Flex:
         value = object.__getattribute__(self, "_v")
         if value is None:
             return False
-        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+        if _js_kind(value) == "object":
             return isinstance(item, str) and bool(_js_has(value, item))
         return plain(item) in plain(self)
 
@@ -166,7 +186,7 @@ class Flex:
         value = object.__getattribute__(self, "_v")
         if isinstance(value, dict):
             return list(value.keys())
-        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+        if _js_kind(value) == "object":
             return list(_js_keys(value))
         return []
 
@@ -174,7 +194,7 @@ class Flex:
         value = object.__getattribute__(self, "_v")
         if value is None:
             return 0
-        if isinstance(value, JsProxy) and not isinstance(value, JsArray):
+        if _js_kind(value) == "object":
             return len(_js_keys(value))
         return len(value)
 
@@ -206,7 +226,7 @@ class Flex:
 def _python_data(value):
     """Plain data with JavaScript's containers made Python's, for printing and comparing."""
     data = plain(value)
-    if isinstance(data, JsProxy):
+    if _js_kind(data) is not None:
         return data.to_py()
     if isinstance(data, list):
         return [_python_data(item) for item in data]
@@ -430,108 +450,108 @@ class _Vault:
         return False
 
 
-def specials(namespace, host):
-    """The special functions of one run, with their Python signatures, working on its namespace."""
-    absent = set()
+class Run:
+    """One run as its Python cells see it: its namespace, what bass does for it (PythonHost), and the
+    built-ins its namespace lacks (see _Scope)."""
 
-    def end(payload=_UNSET, status=None, headers=None, state=None):
-        options = {}
-        if payload is not _UNSET:
-            options["payload"] = payload
-        if status is not None:
-            options["status"] = status
-        if headers is not None:
-            options["headers"] = headers
-        if state is not None:
-            options["state"] = state
-        namespace.end(to_js_value(options))
+    __slots__ = ("namespace", "host", "absent")
 
-    def keep(values=None, **more):
-        kept = {**(plain(values) or {}), **more}
-        namespace.keep(to_js_value(kept))
-        absent.difference_update(kept)
+    def __init__(self, namespace, host):
+        self.namespace = namespace
+        self.host = host
+        self.absent = set()
 
-    def historize(value, label=None):
-        namespace.historize(to_js_value(value), label)
 
-    def debug(value, label=None):
-        namespace.debug(to_js_value(value), label)
+# The run whose cell runs now: the special functions, made once, work on it.
+_run = None
 
-    def map_value(set_name, value):
-        return wrap(namespace.map_value(set_name, to_js_value(value)))
 
-    def add_run_label(label):
-        namespace.add_run_label(str(label))
+def _end(payload=_UNSET, status=None, headers=None, state=None):
+    options = {}
+    if payload is not _UNSET:
+        options["payload"] = payload
+    if status is not None:
+        options["status"] = status
+    if headers is not None:
+        options["headers"] = headers
+    if state is not None:
+        options["state"] = state
+    _run.namespace.end(to_js_value(options))
 
-    def get_namespace():
-        return wrap(namespace.get_namespace())
 
-    def print_(*values, sep=" ", end="\n", file=None, flush=False):
-        text = sep.join(str(value) for value in values)
-        if file is None or file is sys.stdout:
-            namespace.console.info(text)
-        elif file is sys.stderr:
-            namespace.console.error(text)
-        else:
-            file.write(text + end)
+def _keep(values=None, **more):
+    kept = {**(plain(values) or {}), **more}
+    _run.namespace.keep(to_js_value(kept))
+    _run.absent.difference_update(kept)
 
-    def open_file(name, mode="r"):
-        return RunFile(namespace.open_file(name, mode), mode)
 
-    def list_files():
-        return list(namespace.list_files())
-
-    return {
-        "end": end,
-        "keep": keep,
-        "historize": historize,
-        "debug": debug,
-        "map_value": map_value,
-        "add_run_label": add_run_label,
-        "get_namespace": get_namespace,
-        "print": print_,
-        "open_file": open_file,
-        "list_files": list_files,
-        "decimal": decimal,
-        "data_utils": _DataUtils(namespace),
-        "callint": lambda name, payload=None, extended=False, mode=None: wrap(
-            host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
-        ),
-        "calladapter": lambda system, service_name, payload=None, label=None: wrap(
-            host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
-        ),
-        "open_vault": lambda name: _Vault(host.openVault(name)),
-        "import_module": lambda name: _import_module(host, name),
-        _ABSENT: absent,
-    }
+def _print(*values, sep=" ", end="\n", file=None, flush=False):
+    text = sep.join(str(value) for value in values)
+    if file is None or file is sys.stdout:
+        _run.namespace.console.info(text)
+    elif file is sys.stderr:
+        _run.namespace.console.error(text)
+    else:
+        file.write(text + end)
 
 
 class _DataUtils:
     """The platform's data_utils, bass's own made callable with Python values."""
 
-    def __init__(self, namespace):
-        self._namespace = namespace
-
     def __getattr__(self, name):
-        function = getattr(self._namespace.data_utils, name)
+        function = getattr(_run.namespace.data_utils, name)
         return lambda *args: wrap(function(*[to_js_value(arg) for arg in args]))
 
 
-def compile_cell(code, filename):
-    """A cell's code object, and whether it is an expression: a one-line cell that is one is evaluated."""
-    text = code.strip()
-    if "\n" not in text:
-        try:
-            return compile(text, filename, "eval"), True
-        except SyntaxError:
-            pass
-    return compile(code, filename, "exec"), False
+# The special functions with their Python signatures, as every cell's globals start.
+_SPECIALS = {
+    "end": _end,
+    "keep": _keep,
+    "historize": lambda value, label=None: _run.namespace.historize(to_js_value(value), label),
+    "debug": lambda value, label=None: _run.namespace.debug(to_js_value(value), label),
+    "map_value": lambda set_name, value: wrap(_run.namespace.map_value(set_name, to_js_value(value))),
+    "add_run_label": lambda label: _run.namespace.add_run_label(str(label)),
+    "get_namespace": lambda: wrap(_run.namespace.get_namespace()),
+    "print": _print,
+    "open_file": lambda name, mode="r": RunFile(_run.namespace.open_file(name, mode), mode),
+    "list_files": lambda: list(_run.namespace.list_files()),
+    "decimal": decimal,
+    "data_utils": _DataUtils(),
+    "callint": lambda name, payload=None, extended=False, mode=None: wrap(
+        _run.host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
+    ),
+    "calladapter": lambda system, service_name, payload=None, label=None: wrap(
+        _run.host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
+    ),
+    "open_vault": lambda name: _Vault(_run.host.openVault(name)),
+    "import_module": lambda name: _import_module(_run.host, name),
+}
+
+
+class Cell:
+    """A cell compiled once: its code object, and whether it is an expression (a one-line cell that is
+    one is evaluated)."""
+
+    __slots__ = ("code", "expression", "filename")
+
+    def __init__(self, code, filename):
+        self.filename = filename
+        text = code.strip()
+        if "\n" not in text:
+            try:
+                self.code = compile(text, filename, "eval")
+                self.expression = True
+                return
+            except SyntaxError:
+                pass
+        self.code = compile(code, filename, "exec")
+        self.expression = False
 
 
 def syntax_error(code, filename):
     """None for a cell that compiles, else [message, line, column] of its first error (1-based)."""
     try:
-        compile_cell(code, filename)
+        Cell(code, filename)
         return None
     except SyntaxError as error:
         return [f"{type(error).__name__}: {error.msg}", error.lineno or 1, error.offset or 1]
@@ -576,8 +596,6 @@ signal.signal(signal.SIGINT, _on_deadline)
 
 # A namespace's own value, or undefined (None here) where it has none; null comes as jsnull.
 _js_entry = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined")
-# Where a run's special functions keep the built-ins its namespace lacks: no identifier, so no cell reads it.
-_ABSENT = " absent"
 _builtin_names = frozenset(dir(_builtins))
 
 
@@ -586,13 +604,13 @@ class _Scope(dict):
     cell asks for it, so that a cell pays for the values it reads only. A built-in the namespace lacks
     (len) is remembered for the run, until keep() gives one of that name a value."""
 
-    __slots__ = ("_namespace",)
+    __slots__ = ("_run",)
 
     def __missing__(self, name):
-        absent = self[_ABSENT]
+        absent = self._run.absent
         if name in absent:
             raise KeyError(name)
-        value = _js_entry(self._namespace, name)
+        value = _js_entry(self._run.namespace, name)
         if value is None:
             # Only a built-in's absence is remembered: a loop variable unset now may be set for a later cell.
             if name in _builtin_names:
@@ -604,33 +622,47 @@ class _Scope(dict):
         return found
 
 
-def run_cell(code, expression, run_specials, namespace, filename):
-    """Runs one cell; answers [True, value] or [False, kind, message, line] (kind: error or timeout)."""
-    global _in_cell
-    scope = _Scope(run_specials)
-    scope._namespace = namespace
+# What run_cell gives for a cell that failed, whose failure last_failure() then tells: a JavaScript object
+# that no cell's value is, so that a cell that succeeds crosses back as its value alone.
+FAILED = js.Object.new()
+_failure = None
+
+
+def run_cell(cell, run):
+    """Runs one cell of `run`: its value as JavaScript data, or FAILED."""
+    global _in_cell, _run, _failure
+    outer = _run
+    _run = run
+    scope = _Scope(_SPECIALS)
+    scope._run = run
     # Each cell starts from the default decimal context: no run's precision or rounding reaches another.
     _decimal.setcontext(_decimal.Context())
     _in_cell = True
     try:
         try:
-            value = eval(code, scope) if expression else _executed(code, scope)
-            given = to_js_value(value)
+            value = eval(cell.code, scope) if cell.expression else _executed(cell.code, scope)
+            return to_js_value(value)
         finally:
             # Before any handler below runs: a SIGINT that comes now is for no one.
             _in_cell = False
-        return [True, given]
     except CellTimeout as error:
-        return [False, "timeout", "the cell ran past its time limit", _line_of(error.__traceback__, filename)]
+        _failure = ["timeout", "the cell ran past its time limit", _line_of(error.__traceback__, cell.filename)]
     except JsException as error:
         # bass's own errors (an unknown module, a closed file) say what went wrong as they are.
         message = str(error).removeprefix("Error: ")
-        return [False, "error", message, _line_of(error.__traceback__, filename)]
+        _failure = ["error", message, _line_of(error.__traceback__, cell.filename)]
     except BaseException as error:
         message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        return [False, "error", message, _line_of(error.__traceback__, filename)]
+        _failure = ["error", message, _line_of(error.__traceback__, cell.filename)]
     finally:
+        _run = outer
         _stop_watching()
+    return FAILED
+
+
+def last_failure():
+    """The last failed cell's [kind, message, line]: kind error or timeout, line within the cell."""
+    return _failure
 
 
 def _executed(code, scope):

@@ -3,12 +3,11 @@ import type { PyodideAPI } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import { createWatchdog, type Watchdog } from "./watchdog.js";
 
-/** A cell compiled by CPython: its code object, and whether it is an expression. */
-export interface PythonCode {
-  code: PyProxy;
-  expression: boolean;
-  filename: string;
-}
+/** A cell compiled by CPython (cells.py's Cell). */
+export type PythonCode = PyProxy;
+
+/** A run as its Python cells see it (cells.py's Run): made on its first Python cell, destroyed at its end. */
+export type PythonRun = PyProxy;
 
 /** What the special functions of Python cells ask of bass, for one run. */
 export interface PythonHost {
@@ -50,15 +49,18 @@ export type PythonOutcome =
 /** CPython in WebAssembly (Pyodide), loaded once per thread, with what cells need of it (cells.py). */
 export interface PythonRuntime {
   /** A cell's code object, or its first syntax error (1-based line and column within the cell). */
-  compile(code: string, filename: string): PythonCode | { error: PythonSyntaxError };
+  compile(code: string, filename: string): { cell: PythonCode } | { error: PythonSyntaxError };
   /** A cell's first syntax error, if it has one. */
   syntaxError(code: string): PythonSyntaxError | undefined;
   /** What lint needs of a cell that compiles (see cell_facts in cells.py). */
   facts(code: string): PythonCellFacts;
-  /** The special functions of the run whose namespace this is, made on its first Python cell. */
-  specials(namespace: object, host: PythonHost): PyProxy;
-  /** Runs a cell with the run's namespace, read a name at a time, within `deadline` (a `performance.now()` time). */
-  run(cell: PythonCode, specials: PyProxy, namespace: object, deadline: number): PythonOutcome;
+  /** The run whose namespace this is, as its cells see it. */
+  begin(namespace: object, host: PythonHost): PythonRun;
+  /**
+   * Runs a cell of `run`, its namespace read a name at a time, within `deadline` (a `performance.now()`
+   * time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
+   */
+  run(cell: PythonCode, run: PythonRun, deadline: number, task: number): PythonOutcome;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -97,13 +99,15 @@ async function startPython(): Promise<PythonRuntime> {
 function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const cells = pyodide.runPython(cellsModuleSource(), { filename: "bass_cells.py" }) as PyProxy;
   const get = (name: string) => (cells as unknown as { get(name: string): PyProxy }).get(name);
-  const compileCell = get("compile_cell") as unknown as (code: string, filename: string) => PyProxy;
+  const compileCell = get("Cell") as unknown as (code: string, filename: string) => PythonCode;
   const syntaxError = get("syntax_error") as unknown as (
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const specials = get("specials") as unknown as (namespace: object, host: PythonHost) => PyProxy;
-  const runCell = get("run_cell") as unknown as (...args: unknown[]) => PyProxy;
+  const begin = get("Run") as unknown as (namespace: object, host: PythonHost) => PythonRun;
+  const runCell = get("run_cell") as unknown as (cell: PythonCode, run: PythonRun) => unknown;
+  const lastFailure = get("last_failure") as unknown as () => PyProxy;
+  const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
@@ -124,27 +128,23 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     },
     compile(code, filename) {
       const error = findSyntaxError(code, filename);
-      if (error) return { error };
-      const compiled = compileCell(code, filename);
-      const [codeObject, expression] = compiled.toJs({ depth: 1 }) as [PyProxy, boolean];
-      compiled.destroy();
-      return { code: codeObject, expression, filename };
+      return error ? { error } : { cell: compileCell(code, filename) };
     },
-    specials: (namespace, host) => specials(namespace, host),
-    run(cell, runSpecials, namespace, deadline) {
-      watchdog.arm(deadline);
-      let answer: PyProxy | unknown[];
+    begin: (namespace, host) => begin(namespace, host),
+    run(cell, run, deadline, task) {
+      watchdog.arm(deadline, task);
+      let value: unknown;
       try {
-        answer = runCell(cell.code, cell.expression, runSpecials, namespace, cell.filename);
+        value = runCell(cell, run);
       } finally {
         watchdog.disarm();
       }
-      const [ok, value, message, line] = (answer as PyProxy).toJs({ depth: 1 }) as unknown[];
-      (answer as PyProxy).destroy();
       // Python's None comes over as undefined: a cell's None is JSON's null.
-      return ok
-        ? { ok: true, value: value ?? null }
-        : { ok: false, kind: value as "error" | "timeout", message: message as string, line: line as number };
+      if (value !== failed) return { ok: true, value: value ?? null };
+      const failure = lastFailure();
+      const [kind, message, line] = failure.toJs() as ["error" | "timeout", string, number];
+      failure.destroy();
+      return { ok: false, kind, message, line };
     },
   };
 }

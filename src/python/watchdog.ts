@@ -8,9 +8,29 @@ import { Worker } from "node:worker_threads";
 export interface Watchdog {
   /** The buffer Pyodide reads (`setInterruptBuffer`). */
   interrupt: Int32Array;
-  /** Watches from now until `disarm`; `deadline` is a `performance.now()` time of this thread. */
-  arm(deadline: number): void;
+  /**
+   * Watches from now until `disarm`; `deadline` is a `performance.now()` time of this thread, and `task` what
+   * this thread's reporter says the cell is part of.
+   */
+  arm(deadline: number, task: number): void;
   disarm(): void;
+}
+
+/** Told of every cell a thread's watchdog watches: a pool of workers ends one whose cell is stuck past it. */
+export interface CellReporter {
+  /** `deadline` in ms since the epoch, which every thread's clock agrees on. */
+  arm(deadline: number, task: number): void;
+  disarm(): void;
+}
+
+/** What a cell reports when its run is part of no task of a pool's: a run outside any pool. */
+export const unknownTask = -1;
+
+let reporter: CellReporter | undefined;
+
+/** Tells `to` of every cell this thread's watchdog watches from now on. */
+export function reportCellsTo(to: CellReporter | undefined): void {
+  reporter = to;
 }
 
 const lookAgainMs = 50;
@@ -52,8 +72,10 @@ export function createWatchdog(): Watchdog {
   let count = 0;
   return {
     interrupt: slots.subarray(0, 1),
-    arm(deadline) {
-      times[2] = performance.timeOrigin + deadline;
+    arm(deadline, task) {
+      const at = performance.timeOrigin + deadline;
+      times[2] = at;
+      reporter?.arm(at, task);
       // A SIGINT the watcher wrote for the cell before, just as it ended, is not for this one.
       Atomics.store(slots, 0, 0);
       count = (count % 0x7ffffffe) + 1;
@@ -61,6 +83,7 @@ export function createWatchdog(): Watchdog {
       if (Atomics.load(slots, 2) === 1) Atomics.notify(slots, 1);
     },
     disarm() {
+      reporter?.disarm();
       Atomics.store(slots, 1, 0);
       // A SIGINT written just as the cell ended is not for the next one.
       Atomics.store(slots, 0, 0);

@@ -396,9 +396,7 @@ async function runInWorker(
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
   let ended = false;
   const finished = workers.pool
-    .run({ ...task, mockcoreUrl: workers.mockcoreUrl() }, onStarted, {
-      ...pythonTask(integration.definition, context.current().set.project.limits),
-    })
+    .run({ ...task, mockcoreUrl: workers.mockcoreUrl() }, onStarted, pythonTask(integration.definition))
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
     .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {

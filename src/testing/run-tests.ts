@@ -294,7 +294,7 @@ async function createWorkerRunner(
       const result = await pool.run(
         { ...task, mockcoreUrl: await mockcoreUrl },
         undefined,
-        pythonTask(integration.definition, project.limits),
+        pythonTask(integration.definition),
       );
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };

@@ -17,7 +17,7 @@ on_success_hook: |
 `;
 
 describe("Python integrations in serve's worker threads", () => {
-  it("ends a worker stuck in one long call past the run's limits: 504, and the next run is answered", async () => {
+  it("ends a worker whose cell is stuck in one long call past its deadline: 504, and the next run is answered", async () => {
     const dir = createTempDir({
       "bass.config.yaml":
         "systems: {}\nlimits:\n  cell_timeout_ms: 200\n  run_timeout_ms: 300\nserve:\n  workers: 1\n",
@@ -36,9 +36,9 @@ describe("Python integrations in serve's worker threads", () => {
       expect.objectContaining({
         kind: "FAILURE",
         error: {
-          code: "run_timeout",
+          code: "cell_timeout",
           message:
-            "the run ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
+            "a Python cell ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
         },
       }),
     ]);

@@ -1,0 +1,113 @@
+import { performance } from "node:perf_hooks";
+import { threadId, type Worker } from "node:worker_threads";
+import type { CellReporter } from "../python/watchdog.js";
+
+/**
+ * Python cells stuck in one call into C code (`sum(range(10**12))`), which the interrupt that stops a cell at
+ * its deadline cannot reach. Each worker says in shared memory which task's cell it runs and until when; the
+ * pool ends a worker whose cell is still running `graceMs` past its deadline, and piscina replaces it.
+ * Nothing is asked of a task that runs no Python: JavaScript cells stop themselves.
+ */
+export interface StuckCellWatch {
+  /** Goes to the workers (RunWorkerData), which report on it with `reportCellsOn`. */
+  buffer: SharedArrayBuffer;
+  /** A number for a task about to run, which its cells report. */
+  begin(): number;
+  /** Whether the task's worker was ended for a cell of it stuck past its deadline. */
+  stopped(task: number): boolean;
+  /** The task has ended. */
+  end(task: number): void;
+  /** The workers piscina let go of: their slots are free again. */
+  forget(workerThreadId: number): void;
+  close(): void;
+}
+
+/** How many workers can report at once: more than any pool has, replacements included. */
+const slots = 256;
+/** How often the pool looks for a stuck cell while tasks run. */
+const sweepMs = 200;
+
+function views(buffer: SharedArrayBuffer) {
+  return {
+    // When the cell of each slot's worker is due to end, in ms since the epoch.
+    deadlines: new Float64Array(buffer, 0, slots),
+    // Which worker thread holds each slot; 0 when none does.
+    owners: new Int32Array(buffer, slots * 8, slots),
+    // The task whose cell runs on it now; 0 when none runs.
+    tasks: new Int32Array(buffer, slots * 12, slots),
+  };
+}
+
+export function watchStuckCells(threads: () => Worker[], graceMs: number): StuckCellWatch {
+  const buffer = new SharedArrayBuffer(slots * 16);
+  const { deadlines, owners, tasks } = views(buffer);
+  const running = new Set<number>();
+  const stopped = new Set<number>();
+  const ending = new Set<number>();
+  let next = 0;
+  let sweeping: NodeJS.Timeout | undefined;
+
+  const sweep = () => {
+    const now = performance.timeOrigin + performance.now();
+    for (let slot = 0; slot < slots; slot++) {
+      const task = Atomics.load(tasks, slot);
+      if (task === 0 || now <= (deadlines[slot] as number) + graceMs) continue;
+      const owner = Atomics.load(owners, slot);
+      const worker = threads().find((thread) => thread.threadId === owner);
+      // A cell that ended as we looked, or a worker already on its way out.
+      if (!worker || ending.has(owner) || Atomics.load(tasks, slot) !== task) continue;
+      ending.add(owner);
+      if (running.has(task)) stopped.add(task);
+      void worker.terminate();
+    }
+  };
+
+  return {
+    buffer,
+    begin() {
+      next = next === 0x7fffffff ? 1 : next + 1;
+      running.add(next);
+      sweeping ??= setInterval(sweep, sweepMs).unref();
+      return next;
+    },
+    stopped: (task) => stopped.has(task),
+    end(task) {
+      running.delete(task);
+      stopped.delete(task);
+      if (running.size === 0 && sweeping) {
+        clearInterval(sweeping);
+        sweeping = undefined;
+      }
+    },
+    forget(workerThreadId) {
+      ending.delete(workerThreadId);
+      for (let slot = 0; slot < slots; slot++) {
+        if (Atomics.load(owners, slot) !== workerThreadId) continue;
+        Atomics.store(tasks, slot, 0);
+        Atomics.store(owners, slot, 0);
+      }
+    },
+    close() {
+      if (sweeping) clearInterval(sweeping);
+    },
+  };
+}
+
+/** A worker's reporter on the pool's buffer, in a slot of its own; none when every slot is taken. */
+export function reportCellsOn(buffer: SharedArrayBuffer): CellReporter | undefined {
+  const { deadlines, owners, tasks } = views(buffer);
+  for (let slot = 0; slot < slots; slot++) {
+    if (Atomics.compareExchange(owners, slot, 0, threadId) !== 0) continue;
+    return {
+      arm(deadline, task) {
+        // The deadline first: the pool reads it only once it sees the task.
+        deadlines[slot] = deadline;
+        Atomics.store(tasks, slot, task);
+      },
+      disarm() {
+        Atomics.store(tasks, slot, 0);
+      },
+    };
+  }
+  return undefined;
+}
