@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CellRef } from "../definition/cells.js";
 import { BassError } from "../errors.js";
-import { type PythonHost, type PythonRun, pythonRuntime } from "../python/runtime.js";
+import { type PythonHost, type PythonOutcome, type PythonRuntime, pythonRuntime } from "../python/runtime.js";
 import { unknownTask } from "../python/watchdog.js";
 import { callintAnswered, callintRequest } from "./callint.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
@@ -14,8 +14,9 @@ import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
 let nextCellId = 0;
 
-/** Each run as its Python cells see it, made on its first Python cell. */
-const pythonRuns = new WeakMap<Namespace, PythonRun>();
+/** The run whose Python cell runs now on this thread, and its integration's realm: the host works on it. */
+let current: { namespace: Namespace; realm: CellRealm } | undefined;
+let connected: PythonRuntime | undefined;
 
 /**
  * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine
@@ -25,6 +26,10 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   const runtime = pythonRuntime();
   // Opening a project with Python definitions loads the runtime first (src/project/open.ts).
   if (!runtime) throw new Error(`${context.integration}: Python cells need the Python runtime loaded first`);
+  if (connected !== runtime) {
+    runtime.connect(host);
+    connected = runtime;
+  }
   const at = (line: number, column = 1) =>
     context.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
   const filename = `bass-py-cell-${nextCellId++}`;
@@ -36,20 +41,14 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     });
   }
   const runNow = (namespace: Namespace, deadline: number) => {
-    const state = runStateOf(namespace);
-    let run = pythonRuns.get(namespace);
-    if (!run) {
-      const made = runtime.begin(namespace, hostFor(namespace, context.realm));
-      pythonRuns.set(namespace, made);
-      // It holds the namespace: unless let go of at the run's end, the run would never be freed.
-      state.atEnd ??= [];
-      state.atEnd.push(() => {
-        pythonRuns.delete(namespace);
-        made.destroy();
-      });
-      run = made;
+    const outer = current;
+    current = { namespace, realm: context.realm };
+    let outcome: PythonOutcome;
+    try {
+      outcome = runtime.run(compiled.cell, deadline, runStateOf(namespace).poolTask ?? unknownTask);
+    } finally {
+      current = outer;
     }
-    const outcome = runtime.run(compiled.cell, run, deadline, state.poolTask ?? unknownTask);
     if (outcome.ok) return outcome.value;
     const timeout = outcome.kind === "timeout";
     throw new BassError(
@@ -69,41 +68,48 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   };
 }
 
-/** What Python's special functions ask of bass for one run: shared modules, and its vaults. */
-function hostFor(namespace: Namespace, realm: CellRealm): PythonHost {
-  return {
-    readModule: moduleReader(realm),
-    openVault(name) {
-      const state = runStateOf(namespace);
-      if (!state.vaults) throw new Error("open_vault: this run has no vaults");
-      const held = state.vaults.openNow(String(name), state.cellDeadline, runMasks(state));
-      // Held until the `with` block or the cell ends, whichever comes first.
-      state.holds ??= [];
-      state.holds.push(held.release);
-      return held;
-    },
-    callint(name, payload, options) {
-      const state = runStateOf(namespace);
-      const remote = remoteOf(state, "callint");
-      const request = callintRequest(state, () => namespaceData(namespace), [
-        name,
-        payload,
-        options as never,
-      ]);
-      const started = performance.now();
-      return callintAnswered(state, remote.callint(request), started);
-    },
-    calladapter(system, serviceName, payload, options) {
-      const state = runStateOf(namespace);
-      const remote = remoteOf(state, "calladapter");
-      const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
-      const started = performance.now();
-      // Waited for until the cell's time is up: the run's may be longer.
-      const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
-      return calladapterAnswered(state, target, request, response, started);
-    },
-  };
+/** The run whose Python cell runs now. */
+function running(): { namespace: Namespace; realm: CellRealm } {
+  if (!current) throw new Error("a Python special function was called outside the cell that had it");
+  return current;
 }
+
+/** What Python cells ask of bass, for the run whose cell runs now: its names, special functions, shared
+ * modules, vaults and calls. One for the thread: no run's object crosses into Python. */
+const host: PythonHost = {
+  read(name) {
+    const { namespace } = running();
+    return Object.hasOwn(namespace, name) ? namespace[name] : undefined;
+  },
+  special: (name) => running().namespace[name],
+  readModule: (name) => moduleReader(running().realm)(name),
+  openVault(name) {
+    const state = runStateOf(running().namespace);
+    if (!state.vaults) throw new Error("open_vault: this run has no vaults");
+    const held = state.vaults.openNow(String(name), state.cellDeadline, runMasks(state));
+    // Held until the `with` block or the cell ends, whichever comes first.
+    state.holds ??= [];
+    state.holds.push(held.release);
+    return held;
+  },
+  callint(name, payload, options) {
+    const { namespace } = running();
+    const state = runStateOf(namespace);
+    const remote = remoteOf(state, "callint");
+    const request = callintRequest(state, () => namespaceData(namespace), [name, payload, options as never]);
+    const started = performance.now();
+    return callintAnswered(state, remote.callint(request), started);
+  },
+  calladapter(system, serviceName, payload, options) {
+    const state = runStateOf(running().namespace);
+    const remote = remoteOf(state, "calladapter");
+    const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
+    const started = performance.now();
+    // Waited for until the cell's time is up: the run's may be longer.
+    const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
+    return calladapterAnswered(state, target, request, response, started);
+  },
+};
 
 /** The run's remote calls: a Python cell that runs on a thread of its own has them. */
 function remoteOf(state: RunState, name: string): RemoteCalls {

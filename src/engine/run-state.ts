@@ -38,8 +38,6 @@ export interface RunState {
   cellDeadline: number;
   /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */
   holds: (() => void)[] | undefined;
-  /** What the run made that must be let go of at its end (its Python special functions). */
-  atEnd: (() => void)[] | undefined;
   /** Counts the cells that ended: a vault that opens after its cell ended is let go at once. */
   cellsEnded: number;
   /** Values from the environment: masked by value in all the run shows. */

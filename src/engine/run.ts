@@ -137,7 +137,6 @@ export function startIntegration(
     files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,
     holds: undefined,
-    atEnd: undefined,
     cellsEnded: 0,
     secrets: options.secrets,
     startedAt,
@@ -176,7 +175,6 @@ export function startIntegration(
   const completion = steps.then(async () => {
     // Whatever a cell still held (an open it did not await), the run lets go of at its end.
     letGo(state);
-    for (const release of state.atEnd ?? []) release();
     const files = await keepFiles(state, options.files);
     const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();

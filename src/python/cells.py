@@ -391,8 +391,8 @@ class _SharedModule(types.ModuleType):
 _shared_modules = {}
 
 
-def _import_module(host, name):
-    path, text = host.readModule(name)
+def _import_module(name):
+    path, text = _host.readModule(name)
     key = (path, text)
     module = _shared_modules.get(key)
     if module is None:
@@ -450,20 +450,18 @@ class _Vault:
         return False
 
 
-class Run:
-    """One run as its Python cells see it: its namespace, what bass does for it (PythonHost), and the
-    built-ins its namespace lacks (see _Scope)."""
-
-    __slots__ = ("namespace", "host", "absent")
-
-    def __init__(self, namespace, host):
-        self.namespace = namespace
-        self.host = host
-        self.absent = set()
+# What bass does for the cells (PythonHost), given once: it works on the run whose cell runs now.
+_host = None
+_read = None
+_special = None
 
 
-# The run whose cell runs now: the special functions, made once, work on it.
-_run = None
+def connect(host):
+    """Gives the cells their host, once per runtime."""
+    global _host, _read, _special
+    _host = host
+    _read = host.read
+    _special = host.special
 
 
 def _end(payload=_UNSET, status=None, headers=None, state=None):
@@ -476,21 +474,21 @@ def _end(payload=_UNSET, status=None, headers=None, state=None):
         options["headers"] = headers
     if state is not None:
         options["state"] = state
-    _run.namespace.end(to_js_value(options))
+    _special("end")(to_js_value(options))
 
 
 def _keep(values=None, **more):
     kept = {**(plain(values) or {}), **more}
-    _run.namespace.keep(to_js_value(kept))
-    _run.absent.difference_update(kept)
+    _special("keep")(to_js_value(kept))
+    _scope.absent.difference_update(kept)
 
 
 def _print(*values, sep=" ", end="\n", file=None, flush=False):
     text = sep.join(str(value) for value in values)
     if file is None or file is sys.stdout:
-        _run.namespace.console.info(text)
+        _special("console").info(text)
     elif file is sys.stderr:
-        _run.namespace.console.error(text)
+        _special("console").error(text)
     else:
         file.write(text + end)
 
@@ -499,7 +497,7 @@ class _DataUtils:
     """The platform's data_utils, bass's own made callable with Python values."""
 
     def __getattr__(self, name):
-        function = getattr(_run.namespace.data_utils, name)
+        function = getattr(_special("data_utils"), name)
         return lambda *args: wrap(function(*[to_js_value(arg) for arg in args]))
 
 
@@ -507,24 +505,24 @@ class _DataUtils:
 _SPECIALS = {
     "end": _end,
     "keep": _keep,
-    "historize": lambda value, label=None: _run.namespace.historize(to_js_value(value), label),
-    "debug": lambda value, label=None: _run.namespace.debug(to_js_value(value), label),
-    "map_value": lambda set_name, value: wrap(_run.namespace.map_value(set_name, to_js_value(value))),
-    "add_run_label": lambda label: _run.namespace.add_run_label(str(label)),
-    "get_namespace": lambda: wrap(_run.namespace.get_namespace()),
+    "historize": lambda value, label=None: _special("historize")(to_js_value(value), label),
+    "debug": lambda value, label=None: _special("debug")(to_js_value(value), label),
+    "map_value": lambda set_name, value: wrap(_special("map_value")(set_name, to_js_value(value))),
+    "add_run_label": lambda label: _special("add_run_label")(str(label)),
+    "get_namespace": lambda: wrap(_special("get_namespace")()),
     "print": _print,
-    "open_file": lambda name, mode="r": RunFile(_run.namespace.open_file(name, mode), mode),
-    "list_files": lambda: list(_run.namespace.list_files()),
+    "open_file": lambda name, mode="r": RunFile(_special("open_file")(name, mode), mode),
+    "list_files": lambda: list(_special("list_files")()),
     "decimal": decimal,
     "data_utils": _DataUtils(),
     "callint": lambda name, payload=None, extended=False, mode=None: wrap(
-        _run.host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
+        _host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
     ),
     "calladapter": lambda system, service_name, payload=None, label=None: wrap(
-        _run.host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
+        _host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
     ),
-    "open_vault": lambda name: _Vault(_run.host.openVault(name)),
-    "import_module": lambda name: _import_module(_run.host, name),
+    "open_vault": lambda name: _Vault(_host.openVault(name)),
+    "import_module": _import_module,
 }
 
 
@@ -594,23 +592,22 @@ def _on_deadline(signum, frame):
 signal.signal(signal.SIGINT, _on_deadline)
 
 
-# A namespace's own value, or undefined (None here) where it has none; null comes as jsnull.
-_js_entry = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined")
 _builtin_names = frozenset(dir(_builtins))
 
 
 class _Scope(dict):
     """A cell's globals: the special functions, then the run's namespace read a name at a time, as the
     cell asks for it, so that a cell pays for the values it reads only. A built-in the namespace lacks
-    (len) is remembered for the run, until keep() gives one of that name a value."""
+    (len) is remembered for the cell, until keep() gives one of that name a value."""
 
-    __slots__ = ("_run",)
+    __slots__ = ("absent",)
 
     def __missing__(self, name):
-        absent = self._run.absent
+        absent = self.absent
         if name in absent:
             raise KeyError(name)
-        value = _js_entry(self._run.namespace, name)
+        # The namespace's own value, or undefined (None here) where it has none; null comes as jsnull.
+        value = _read(name)
         if value is None:
             # Only a built-in's absence is remembered: a loop variable unset now may be set for a later cell.
             if name in _builtin_names:
@@ -626,15 +623,16 @@ class _Scope(dict):
 # that no cell's value is, so that a cell that succeeds crosses back as its value alone.
 FAILED = js.Object.new()
 _failure = None
+# The globals of the cell that runs now.
+_scope = None
 
 
-def run_cell(cell, run):
-    """Runs one cell of `run`: its value as JavaScript data, or FAILED."""
-    global _in_cell, _run, _failure
-    outer = _run
-    _run = run
-    scope = _Scope(_SPECIALS)
-    scope._run = run
+def run_cell(cell):
+    """Runs one cell of the run the host works on now: its value as JavaScript data, or FAILED."""
+    global _in_cell, _scope, _failure
+    outer = _scope
+    scope = _scope = _Scope(_SPECIALS)
+    scope.absent = set()
     # Each cell starts from the default decimal context: no run's precision or rounding reaches another.
     _decimal.setcontext(_decimal.Context())
     _in_cell = True
@@ -655,7 +653,7 @@ def run_cell(cell, run):
         message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         _failure = ["error", message, _line_of(error.__traceback__, cell.filename)]
     finally:
-        _run = outer
+        _scope = outer
         _stop_watching()
     return FAILED
 

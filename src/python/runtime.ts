@@ -6,11 +6,15 @@ import { createWatchdog, type Watchdog } from "./watchdog.js";
 /** A cell compiled by CPython (cells.py's Cell). */
 export type PythonCode = PyProxy;
 
-/** A run as its Python cells see it (cells.py's Run): made on its first Python cell, destroyed at its end. */
-export type PythonRun = PyProxy;
-
-/** What the special functions of Python cells ask of bass, for one run. */
+/** What Python cells ask of bass, for the run whose cell runs now. */
 export interface PythonHost {
+  /**
+   * The namespace's own value of a name, undefined where it has none. The namespace itself never crosses
+   * into Python: making a proxy of an object without a prototype is most of what a run would cost.
+   */
+  read(name: string): unknown;
+  /** A special function of the run (`console` and `data_utils` too), as its JavaScript cells have it. */
+  special(name: string): unknown;
   /** A shared module's file and text, for import_module. */
   readModule(name: unknown): [string, string];
   /** A vault, held by the run until `release` or the end of the cell. */
@@ -54,13 +58,13 @@ export interface PythonRuntime {
   syntaxError(code: string): PythonSyntaxError | undefined;
   /** What lint needs of a cell that compiles (see cell_facts in cells.py). */
   facts(code: string): PythonCellFacts;
-  /** The run whose namespace this is, as its cells see it. */
-  begin(namespace: object, host: PythonHost): PythonRun;
+  /** Gives the cells their host, once: its methods work on the run whose cell runs now. */
+  connect(host: PythonHost): void;
   /**
-   * Runs a cell of `run`, its namespace read a name at a time, within `deadline` (a `performance.now()`
-   * time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
+   * Runs a cell of the run the host works on, its namespace read a name at a time, within `deadline` (a
+   * `performance.now()` time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
    */
-  run(cell: PythonCode, run: PythonRun, deadline: number, task: number): PythonOutcome;
+  run(cell: PythonCode, deadline: number, task: number): PythonOutcome;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -104,8 +108,8 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const begin = get("Run") as unknown as (namespace: object, host: PythonHost) => PythonRun;
-  const runCell = get("run_cell") as unknown as (cell: PythonCode, run: PythonRun) => unknown;
+  const connect = get("connect") as unknown as (host: PythonHost) => void;
+  const runCell = get("run_cell") as unknown as (cell: PythonCode) => unknown;
   const lastFailure = get("last_failure") as unknown as () => PyProxy;
   const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
@@ -130,12 +134,12 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       const error = findSyntaxError(code, filename);
       return error ? { error } : { cell: compileCell(code, filename) };
     },
-    begin: (namespace, host) => begin(namespace, host),
-    run(cell, run, deadline, task) {
+    connect: (host) => connect(host),
+    run(cell, deadline, task) {
       watchdog.arm(deadline, task);
       let value: unknown;
       try {
-        value = runCell(cell, run);
+        value = runCell(cell);
       } finally {
         watchdog.disarm();
       }
