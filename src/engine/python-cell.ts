@@ -13,6 +13,7 @@ import type { RunState } from "./run-state.js";
 import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
 let nextCellId = 0;
+const timedOut = "the cell ran past its time limit";
 
 /** The run whose Python cell runs now on this thread, and its integration's realm: the host works on it. */
 let current: { namespace: Namespace; realm: CellRealm } | undefined;
@@ -50,10 +51,12 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
       current = outer;
     }
     if (outcome.ok) return outcome.value;
-    const timeout = outcome.kind === "timeout";
+    // An error met past the deadline is the time-out's: a call the cell waited for gave up at the deadline,
+    // before the interrupt came.
+    const timeout = outcome.kind === "timeout" || performance.now() >= deadline;
     throw new BassError(
       timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
-      `${context.integration}: ${cell.label}: ${outcome.message}`,
+      `${context.integration}: ${cell.label}: ${timeout ? timedOut : outcome.message}`,
       { position: { file: context.file, line: at(outcome.line).line, column: 1 }, cell: cell.label },
     );
   };
@@ -98,14 +101,14 @@ const host: PythonHost = {
     const remote = remoteOf(state, "callint");
     const request = callintRequest(state, () => namespaceData(namespace), [name, payload, options as never]);
     const started = performance.now();
-    return callintAnswered(state, remote.callint(request), started);
+    const answer = remote.callint(request, state.cellDeadline - performance.now());
+    return callintAnswered(state, answer, started);
   },
   calladapter(system, serviceName, payload, options) {
     const state = runStateOf(running().namespace);
     const remote = remoteOf(state, "calladapter");
     const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
     const started = performance.now();
-    // Waited for until the cell's time is up: the run's may be longer.
     const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
     return calladapterAnswered(state, target, request, response, started);
   },

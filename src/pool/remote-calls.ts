@@ -5,9 +5,6 @@ import type { RemoteCalls } from "../engine/remote.js";
 import { errorMessage } from "../errors.js";
 import type { RemoteAnswer, RemoteCall } from "./task.js";
 
-/** How long past its time a remote call's answer is waited for before the cell gives up. */
-const answerGraceMs = 1000;
-
 /**
  * A worker's side of a Python run's remote calls: each is posted on the task's port, then the thread waits
  * blocked on the task's flag until the other side has posted the answer, which it takes off the port at
@@ -20,7 +17,8 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
     const id = ++lastId;
     Atomics.store(flag, 0, 0);
     port.postMessage({ ...message, id });
-    if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs) + answerGraceMs) === "timed-out")
+    // Past the cell's deadline its time-out is due: an answer then would come too late to use.
+    if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs)) === "timed-out")
       throw new Error(`${message.kind}: no answer within the cell's time`);
     // The answer to this call: one to a call that timed out before may come first, and is dropped.
     let answer: (RemoteAnswer & { id: number }) | undefined;
@@ -31,16 +29,16 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
     return answer;
   };
   return {
-    calladapter: (target, request, remainingMs) => {
+    calladapter: (target, request, waitMs) => {
       try {
-        return call({ kind: "calladapter", target, request, remainingMs }, remainingMs)
+        return call({ kind: "calladapter", target, request, remainingMs: waitMs }, waitMs)
           .value as AdapterResponse;
       } catch (error) {
         // As a service request's call: a failed answer, never a thrown error.
         return { success: false, payload: null, messages: [errorMessage(error)] };
       }
     },
-    callint: (request) => {
+    callint: (request, waitMs) => {
       const { parent } = request;
       // Only a sync child reads its parent's namespace; a function does not cross threads, its value does.
       const namespace = request.runAsync === true ? null : parent.namespace();
@@ -48,7 +46,7 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
         kind: "callint",
         request: { ...request, parent: { ...parent, namespace } },
       };
-      return call(message, parent.remainingMs).value as CallintAnswer;
+      return call(message, waitMs).value as CallintAnswer;
     },
   };
 }

@@ -644,7 +644,7 @@ def run_cell(cell):
             # Before any handler below runs: a SIGINT that comes now is for no one.
             _in_cell = False
     except CellTimeout as error:
-        _failure = ["timeout", "the cell ran past its time limit", _line_of(error.__traceback__, cell.filename)]
+        _failure = ["timeout", "", _line_of(error.__traceback__, cell.filename)]
     except JsException as error:
         # bass's own errors (an unknown module, a closed file) say what went wrong as they are.
         message = str(error).removeprefix("Error: ")

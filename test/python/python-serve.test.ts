@@ -99,6 +99,40 @@ on_success_hook: |
   }, 30_000);
 });
 
+describe("a Python cell waiting for a call", () => {
+  it("gives up at its own time limit, and its worker goes on answering", async () => {
+    const dir = createTempDir({
+      "slow.mjs":
+        "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 3000));\n  return { success: true, status: 200, payload: { late: true }, messages: [] };\n}\n",
+      "bass.config.yaml":
+        "systems:\n  slow:\n    adapter: ./slow.mjs\nlimits:\n  cell_timeout_ms: 300\n  run_timeout_ms: 10000\nserve:\n  workers: 1\n",
+      "integrations/lookup.yaml":
+        "name: lookup\nhttp_api: false\nservice_requests:\n  - { formula_variable: found, system: slow }\n",
+      "integrations/parent.yaml": `name: parent
+language: python
+endpoints: [{ method: POST, path: /parent }]
+on_success_hook: |
+  output.payload = callint("lookup", {}).payload
+`,
+      "integrations/quick.yaml": quick,
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    const post = (url: string) =>
+      app.handle({ method: "POST", url, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
+    const timedOut = await post("/parent");
+    expect(timedOut.status, Buffer.from(timedOut.body).toString()).toBe(504);
+    await app.history.flush();
+    const record = (await app.history.read(timedOut.runId as string)) as RunRecord;
+    expect(record.items.find((item) => item.kind === "FAILURE")).toMatchObject({
+      error: { code: "cell_timeout", message: "parent: on_success_hook: the cell ran past its time limit" },
+    });
+    // The same worker answers: it was not ended as stuck.
+    const after = await post("/quick");
+    expect([after.status, JSON.parse(Buffer.from(after.body).toString())]).toEqual([200, { ok: true }]);
+  }, 30_000);
+});
+
 describe("Python integrations under bass run and bass test", () => {
   it("run in a worker thread, their calladapter and callint answered by bass's own thread", async () => {
     const dir = createTempDir({
