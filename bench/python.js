@@ -67,6 +67,7 @@ async function compileCells() {
   const { loadPython } = await import(runtimeModule);
   await loadPython();
   const { openProject } = await import(new URL("project/open.js", dist));
+  const { createNamespace } = await import(new URL("engine/namespace.js", dist));
   const root = mkdtempSync(join(tmpdir(), "bass-bench-python-"));
   try {
     mkdirSync(join(root, "integrations"));
@@ -82,8 +83,9 @@ async function compileCells() {
     const made = {};
     for (const definition of project.definitions) {
       const integration = project.compile(definition);
-      const namespace = integration.realm.createNamespace();
-      namespace.input = integration.realm.adopt({ payload: { n: 21 } });
+      // A run's namespace, of a stand-in for the run: the cell reads its input only.
+      const run = { id: "bench", integration };
+      const namespace = createNamespace(run, { payload: { n: 21 } }, { status: 200, headers: {}, payload: null });
       const cell = integration.hooks.before_hook;
       made[definition.value.language] = () => {
         if (cell.run(namespace, performance.now() + 1000) !== 42) throw new Error("the cell did not give 42");
