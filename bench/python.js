@@ -85,7 +85,11 @@ async function compileCells() {
       const integration = project.compile(definition);
       // A run's namespace, of a stand-in for the run: the cell reads its input only.
       const run = { id: "bench", integration };
-      const namespace = createNamespace(run, { payload: { n: 21 } }, { status: 200, headers: {}, payload: null });
+      const namespace = createNamespace(
+        run,
+        { payload: { n: 21 } },
+        { status: 200, headers: {}, payload: null },
+      );
       const cell = integration.hooks.before_hook;
       made[definition.value.language] = () => {
         if (cell.run(namespace, performance.now() + 1000) !== 42) throw new Error("the cell did not give 42");

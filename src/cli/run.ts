@@ -7,6 +7,7 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
 import { BassError } from "../errors.js";
+import { pythonTask } from "../pool/python-tasks.js";
 import type { RunStarted } from "../pool/task.js";
 import {
   type AdapterChoice,
@@ -100,11 +101,10 @@ export async function runLoaded(
   output: Output,
 ): Promise<number> {
   const name = definition.value.name;
-  const integration = project.compile(definition);
   const { choice, cause } = options;
-  // Python cells run in a worker thread: their calls go through this one, whose event loop stays free.
-  const python = definition.value.language === "python";
-  if (options.isolate || python)
+  // Python cells, its own or its callint children's, run in a worker thread: their calls go through this
+  // one, whose event loop stays free.
+  if (options.isolate || pythonTask(definition.value, project))
     return runIsolated(
       name,
       input,
@@ -112,6 +112,7 @@ export async function runLoaded(
       { project, options, cause, definition: definition.value },
       output,
     );
+  const integration = project.compile(definition);
   const adapters = createProjectAdapters(project);
   try {
     const resolved = withWaitingLine(await adapters.resolverFor(choice), options.progress);
@@ -200,17 +201,17 @@ async function runIsolated(
   output: Output,
 ): Promise<number> {
   const { project, options } = context;
-  const python = context.definition.language === "python";
+  const python = pythonTask(context.definition, project);
   if (options.record)
     throw new BassError(
       "USAGE",
-      `--record cannot be used with ${python ? "a Python integration, which runs in a worker thread" : "--isolate"}`,
+      `--record cannot be used with ${python ? "an integration that may run Python cells, which runs in a worker thread" : "--isolate"}`,
     );
   const history = openHistory(project);
-  const { createRunPool, pythonTask, recordOf } = await import("../pool/run-pool.js");
+  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
   const { createRemoteHandler } = await import("../pool/remote-handler.js");
-  // A Python run's calladapter and callint are made here; a live one's worker uses this thread's mock core.
-  const adapters = python ? createProjectAdapters(project) : undefined;
+  // Python cells' calladapter and callint are made here; a live run's worker uses this thread's mock core.
+  const adapters = python?.remoteCalls ? createProjectAdapters(project) : undefined;
   const vaults = projectVaults(project, options.env);
   const remote =
     adapters &&
@@ -229,11 +230,7 @@ async function runIsolated(
       accepted = run.accepted;
       history.writeLine(run.runId, run.startedLine);
     };
-    const result = await pool.run(
-      { ...task, mockcoreUrl, returnRecord: true },
-      started,
-      pythonTask(context.definition),
-    );
+    const result = await pool.run({ ...task, mockcoreUrl, returnRecord: true }, started, python);
     for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
     history.writeLine(result.runId, result.recordLine);
     await printRun(

@@ -1,9 +1,9 @@
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import type { AdapterResponse } from "../adapters/adapter.js";
-import type { CallintAnswer } from "../engine/callint.js";
+import type { CallintAnswer, CallintRequest } from "../engine/callint.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { errorMessage } from "../errors.js";
-import type { RemoteAnswer, RemoteCall } from "./task.js";
+import type { RemoteAnswer, RemoteCall, RemoteCallintRequest } from "./task.js";
 
 /**
  * A worker's side of a Python run's remote calls: each is posted on the task's port, then the thread waits
@@ -17,7 +17,7 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
     const id = ++lastId;
     Atomics.store(flag, 0, 0);
     port.postMessage({ ...message, id });
-    // Past the cell's deadline its time-out is due: an answer then would come too late to use.
+    // Past the run's deadline its time-out is due: an answer then would come too late to use.
     if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs)) === "timed-out")
       throw new Error(`${message.kind}: no answer within the cell's time`);
     // The answer to this call: one to a call that timed out before may come first, and is dropped.
@@ -38,15 +38,15 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
         return { success: false, payload: null, messages: [errorMessage(error)] };
       }
     },
-    callint: (request, waitMs) => {
-      const { parent } = request;
-      // Only a sync child reads its parent's namespace; a function does not cross threads, its value does.
-      const namespace = request.runAsync === true ? null : parent.namespace();
-      const message: RemoteCall = {
-        kind: "callint",
-        request: { ...request, parent: { ...parent, namespace } },
-      };
-      return call(message, waitMs).value as CallintAnswer;
-    },
+    callint: (request, waitMs) =>
+      call({ kind: "callint", request: crossingRequest(request) }, waitMs).value as CallintAnswer,
   };
+}
+
+/** A callint request as it crosses threads: a function does not, so the namespace goes as its value. */
+export function crossingRequest(request: CallintRequest): RemoteCallintRequest {
+  const { parent } = request;
+  // Only a sync child reads its parent's namespace.
+  const namespace = request.runAsync === true ? null : parent.namespace();
+  return { ...request, parent: { ...parent, namespace } };
 }

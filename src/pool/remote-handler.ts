@@ -4,11 +4,14 @@ import { resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import type { AdapterChoice, ProjectAdapters } from "../project/adapters.js";
 import { createCallintRunner, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
+import type { PythonChildren } from "./python-tasks.js";
+import { crossingRequest } from "./remote-calls.js";
 import type { RemoteAnswer, RemoteCall } from "./task.js";
 
 /** The thread that started the workers, answering Python runs' remote calls with its own systems. */
 export interface RemoteHandler {
-  answer(call: RemoteCall, choice: AdapterChoice | undefined): Promise<RemoteAnswer>;
+  /** `python` runs a Python child, which cannot run here (see PythonChildren). */
+  answer(call: RemoteCall, choice: AdapterChoice | undefined, python: PythonChildren): Promise<RemoteAnswer>;
 }
 
 export interface RemoteHandlerOptions {
@@ -22,12 +25,13 @@ export interface RemoteHandlerOptions {
 
 /**
  * calladapter is the call, made here; callint runs the child here, where the embedded mock core and the
- * systems have an event loop that runs. The child's records are written here as it makes them, so none
- * is lost should the parent's worker have given up waiting or ended.
+ * systems have an event loop that runs, and a Python child in a worker of its own. The child's records
+ * are written here as it makes them, so none is lost should the parent's worker have given up waiting or
+ * ended.
  */
 export function createRemoteHandler(options: RemoteHandlerOptions): RemoteHandler {
   return {
-    async answer(call, choice) {
+    async answer(call, choice, python) {
       const { project, adapters, vaults } = options.current();
       const resolve = await adapters.resolverFor(choice ?? { kind: "live" });
       if (call.kind === "calladapter")
@@ -38,13 +42,18 @@ export function createRemoteHandler(options: RemoteHandlerOptions): RemoteHandle
         keep: options.keep,
         vaults,
         files: runFilesOf(history),
+        python: (request, definition) =>
+          python.run(crossingRequest(request), { definition, project }, options.keep),
       });
       const { parent } = call.request;
       const value = await children.run({
         ...call.request,
         parent: { ...parent, namespace: () => parent.namespace },
       });
-      if (options.waitForChildren) await children.settled();
+      if (options.waitForChildren) {
+        await children.settled();
+        await python.settled();
+      }
       return { value };
     },
   };

@@ -2,15 +2,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
-import { mayCall } from "../definition/cells.js";
 import type { Env } from "../definition/load.js";
-import type { Definition } from "../definition/types.js";
 import { createScrubber } from "../engine/masks.js";
 import type { RunRecord } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
 import type { Project } from "../project/project.js";
+import { createPythonChildren, type PythonTask } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
 import { watchStuckCells } from "./stuck-cells.js";
 import type {
@@ -125,9 +124,21 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: TaskName, error: unknown, startedId?: string) =>
     failedRunResult(task, error, startedId, createScrubber(secrets()));
+  // The pool one callint level down, for the Python children of this one's Python runs.
+  let below: RunPool | undefined;
+  const poolBelow = () => {
+    below ??= createRunPool({ ...options, workers: 1 });
+    return below;
+  };
+  const answerer = (task: Omit<RunTask, "port" | "calls" | "poolTask">) => {
+    const { remote } = options;
+    if (!remote) return undefined;
+    const place = { version: task.version, mockcoreUrl: task.mockcoreUrl, choice: task.choice };
+    return (call: RemoteCall) => remote.answer(call, task.choice, createPythonChildren(poolBelow, place));
+  };
   return {
     async run(task, onStarted, python) {
-      const talk = taskTalk(task, onStarted, python?.remoteCalls ? options.remote : undefined);
+      const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
       const poolTask = python && stuck.begin();
       let answer: RunTaskResult | RunTaskError;
       try {
@@ -155,7 +166,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     failed,
     close: async () => {
       stuck.close();
-      await pool.destroy();
+      await Promise.all([pool.destroy(), below?.close()]);
       later?.close();
     },
   };
@@ -166,18 +177,17 @@ export function createRunPool(options: RunPoolOptions): RunPool {
  * started (an async one) or that makes remote calls (a Python one), since making one costs more than a run.
  */
 function taskTalk(
-  task: Pick<RunTask, "choice">,
   onStarted: ((started: RunStarted) => void) | undefined,
-  remote: RemoteHandler | undefined,
+  answer: ((call: RemoteCall) => Promise<RemoteAnswer>) | undefined,
 ) {
-  const channel = onStarted || remote ? new MessageChannel() : undefined;
-  const calls = remote && new SharedArrayBuffer(4);
+  const channel = onStarted || answer ? new MessageChannel() : undefined;
+  const calls = answer && new SharedArrayBuffer(4);
   let startedId: string | undefined;
   channel?.port1.on("message", (message: RunStarted | (RemoteCall & { id: number })) => {
     if (!("kind" in message)) {
       startedId = message.runId;
       onStarted?.(message);
-    } else if (remote && calls) void answerRemote(remote, task, message, channel.port1, calls);
+    } else if (answer && calls) void answerRemote(answer, message, channel.port1, calls);
   });
   return {
     port: channel?.port2,
@@ -187,35 +197,19 @@ function taskTalk(
   };
 }
 
-/**
- * What a task of a Python integration needs of the pool: its remote calls, and its worker ended when one
- * of its cells is stuck past its deadline (see stuck-cells.ts).
- */
-export interface PythonTask {
-  remoteCalls: boolean;
-}
-
-/** A task's Python needs, for an integration that has Python cells. */
-export function pythonTask(definition: Definition): PythonTask | undefined {
-  if (definition.language !== "python") return undefined;
-  // The port remote calls need costs a task more than its run: only a definition that calls has one.
-  return { remoteCalls: mayCall(definition, "callint") || mayCall(definition, "calladapter") };
-}
-
 /** How long past its deadline a Python cell is given before its worker is ended. */
 const stopGraceMs = 1000;
 
 /** Answers one remote call of a Python run on its port, then wakes its worker, which waits on `calls`. */
 async function answerRemote(
-  remote: RemoteHandler,
-  task: Pick<RunTask, "choice">,
+  answerOf: (call: RemoteCall) => Promise<RemoteAnswer>,
   call: RemoteCall & { id: number },
   port: MessagePort,
   calls: SharedArrayBuffer,
 ): Promise<void> {
   let answer: RemoteAnswer;
   try {
-    answer = await remote.answer(call, task.choice);
+    answer = await answerOf(call);
   } catch (error) {
     answer = { error: errorMessage(error) };
   }

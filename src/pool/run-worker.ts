@@ -146,22 +146,31 @@ async function runIn(
     if (answered) laterChildren?.postMessage(child);
     else childRecords.push(child);
   };
+  const remote = task.calls && task.port && remoteCallsOver(task.port, task.calls);
   const children = createCallintRunner(project, {
     adapters: resolve,
     keep: (record) => keepChild({ runId: record.id, line: recordLine(record, storePayloads) }),
     vaults,
     files,
+    remote,
   });
+  const caller = task.callint;
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: resolve,
     trigger: task.trigger,
     rerunOf: task.rerunOf,
     ...project.limits,
-    secrets: project.secrets,
+    // A callint child masks what its parent masks, within what is left of its parent's time.
+    secrets: caller ? caller.parent.masked : project.secrets,
+    ...(caller && {
+      runAsync: caller.runAsync,
+      timeLeftMs: Math.max(0, caller.parent.remainingMs),
+      parent: { runId: caller.parent.runId, depth: caller.parent.depth, namespace: caller.parent.namespace },
+    }),
     callint: children.run,
     vaults,
     files,
-    remote: task.calls && task.port && remoteCallsOver(task.port, task.calls),
+    remote,
     poolTask: task.poolTask,
   });
   const path = task.input.fullpath ?? "";
@@ -197,6 +206,7 @@ async function runIn(
     maskedPath: result.mask(path),
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),
     accepted: run.accepted,
+    maskedValues: caller ? result.maskedValues : undefined,
   };
   return laterChildren ? { result: answer, children: children.settled() } : { result: answer };
 }

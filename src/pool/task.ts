@@ -54,6 +54,8 @@ export interface RunTask {
   calls?: SharedArrayBuffer | undefined;
   /** The pool's number for a Python task, which its cells report (see stuck-cells.ts). */
   poolTask?: number | undefined;
+  /** A callint child's: the run that called it, and callint's mode (see python-tasks.ts). */
+  callint?: Pick<RemoteCallintRequest, "parent" | "runAsync"> | undefined;
 }
 
 /** A record a run's callint child made, as the history store's line. */
@@ -101,17 +103,19 @@ export interface RunTaskResult {
   retryable?: boolean | undefined;
   /** An async run's 202, also here: its start's message may come after its end. */
   accepted?: OutputData | undefined;
+  /** A callint child's masked values (its secrets among them): its parent masks them too. */
+  maskedValues?: readonly string[] | undefined;
 }
+
+/** A callint request as it crosses threads: the parent's namespace as a value, not a function. */
+export type RemoteCallintRequest = Omit<CallintRequest, "parent"> & {
+  parent: Omit<CallintRequest["parent"], "namespace"> & { namespace: unknown };
+};
 
 /** A remote call of a Python run, sent on its task's port. */
 export type RemoteCall =
   | { kind: "calladapter"; target: CallTarget; request: CallSlot["request"]; remainingMs: number }
-  | {
-      kind: "callint";
-      request: Omit<CallintRequest, "parent"> & {
-        parent: Omit<CallintRequest["parent"], "namespace"> & { namespace: unknown };
-      };
-    };
+  | { kind: "callint"; request: RemoteCallintRequest };
 
 /** Its answer: the value, or why there is none. */
 export type RemoteAnswer = { value: unknown } | { error: string };

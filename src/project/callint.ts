@@ -1,6 +1,9 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
-import type { CallintAnswer, CallintRunner } from "../engine/callint.js";
+import type { LoadedDefinition } from "../definition/load.js";
+import type { Definition } from "../definition/types.js";
+import type { CallintAnswer, CallintRequest, CallintRunner } from "../engine/callint.js";
 import type { RunRecord } from "../engine/record.js";
+import type { RemoteCalls } from "../engine/remote.js";
 import { type RunOptions, startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
 import type { VaultStore } from "../engine/vault.js";
@@ -25,16 +28,25 @@ export function createCallintRunner(
     keep,
     vaults,
     files,
+    remote,
+    python,
   }: {
     adapters: AdapterResolver;
     keep: KeepRecord;
     vaults?: VaultStore | undefined;
     files?: RunFileKeeper | undefined;
+    /** How a Python child's cells make their calls, in a worker thread whose task has them. */
+    remote?: RemoteCalls | undefined;
+    /** Runs a Python child elsewhere: on this thread its cells could make no calls (see PythonChildren). */
+    python?: ((request: CallintRequest, definition: Definition) => Promise<CallintAnswer>) | undefined;
   },
 ): { run: CallintRunner; settled(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
-  const run: CallintRunner = async ({ integration: name, input, runAsync, parent }) => {
-    const integration = compiledChild(project, name);
+  const run: CallintRunner = async (request) => {
+    const { integration: name, input, runAsync, parent } = request;
+    const loaded = usableChild(project, name);
+    if (python && loaded.value.language === "python") return python(request, loaded.value);
+    const integration = project.compile(loaded);
     const async = runAsync ?? integration.definition.run_async === true;
     const child = startIntegration(integration, input, {
       ...project.limits,
@@ -48,6 +60,7 @@ export function createCallintRunner(
       runAsync,
       timeLeftMs: Math.max(0, parent.remainingMs),
       poolTask: parent.poolTask,
+      remote,
       parent: {
         runId: parent.runId,
         depth: parent.depth,
@@ -120,7 +133,8 @@ export function runOnThisThread(
 }
 
 /** The project's integration of that name, compiled: one it lacks, or one with findings, cannot run. */
-function compiledChild(project: Project, name: string) {
+/** The child's loaded definition, if it can run. */
+function usableChild(project: Project, name: string): LoadedDefinition {
   const loaded = project.definitions.find((candidate) => candidate.value.name === name);
   if (!loaded) {
     const known = project.definitions.map((candidate) => candidate.value.name);
@@ -135,5 +149,5 @@ function compiledChild(project: Project, name: string) {
       "DEFINITION_INVALID",
       `callint: integration ${name} cannot run until these are fixed:\n${formatIssueList(findings)}`,
     );
-  return project.compile(loaded);
+  return loaded;
 }

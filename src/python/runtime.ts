@@ -65,6 +65,10 @@ export interface PythonRuntime {
    * `performance.now()` time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
    */
   run(cell: PythonCode, deadline: number, task: number): PythonOutcome;
+  /** Stops watching the running cell's time while it waits, blocked, for something outside it. */
+  pause(): void;
+  /** Watches the running cell again, until `deadline`. */
+  resume(deadline: number): void;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -114,6 +118,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
+  let runningTask = 0;
   pyodide.setInterruptBuffer(watchdog.interrupt);
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
@@ -135,7 +140,10 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       return error ? { error } : { cell: compileCell(code, filename) };
     },
     connect: (host) => connect(host),
+    pause: () => watchdog.disarm(),
+    resume: (deadline) => watchdog.arm(deadline, runningTask),
     run(cell, deadline, task) {
+      runningTask = task;
       watchdog.arm(deadline, task);
       let value: unknown;
       try {

@@ -2,7 +2,7 @@ import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
 import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
-import { pythonTask } from "../pool/run-pool.js";
+import { pythonTask } from "../pool/python-tasks.js";
 import type { RunStarted } from "../pool/task.js";
 import { runOnThisThread } from "../project/callint.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
@@ -396,7 +396,11 @@ async function runInWorker(
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
   let ended = false;
   const finished = workers.pool
-    .run({ ...task, mockcoreUrl: workers.mockcoreUrl() }, onStarted, pythonTask(integration.definition))
+    .run(
+      { ...task, mockcoreUrl: workers.mockcoreUrl() },
+      onStarted,
+      pythonTask(integration.definition, context.current().set.project),
+    )
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
     .catch((error: unknown) => workers.pool.failed(task, error))
     .then((result) => {

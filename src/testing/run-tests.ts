@@ -263,7 +263,8 @@ async function createWorkerRunner(
   workers: number,
 ) {
   const { adapters, history, vaultDir, vaults } = where;
-  const { createRunPool, pythonTask, recordOf } = await import("../pool/run-pool.js");
+  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
+  const { pythonTask } = await import("../pool/python-tasks.js");
   const { createRemoteHandler } = await import("../pool/remote-handler.js");
   // Python cases' calladapter and callint are made here, against the case's own answers.
   const remote = createRemoteHandler({
@@ -294,7 +295,7 @@ async function createWorkerRunner(
       const result = await pool.run(
         { ...task, mockcoreUrl: await mockcoreUrl },
         undefined,
-        pythonTask(integration.definition),
+        pythonTask(integration.definition, project),
       );
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };

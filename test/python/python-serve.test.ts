@@ -99,20 +99,113 @@ on_success_hook: |
   }, 30_000);
 });
 
-describe("a Python cell waiting for a call", () => {
-  it("gives up at its own time limit, and its worker goes on answering", async () => {
-    const dir = createTempDir({
-      "slow.mjs":
-        "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 3000));\n  return { success: true, status: 200, payload: { late: true }, messages: [] };\n}\n",
-      "bass.config.yaml":
-        "systems:\n  slow:\n    adapter: ./slow.mjs\nlimits:\n  cell_timeout_ms: 300\n  run_timeout_ms: 10000\nserve:\n  workers: 1\n",
-      "integrations/lookup.yaml":
-        "name: lookup\nhttp_api: false\nservice_requests:\n  - { formula_variable: found, system: slow }\n",
-      "integrations/parent.yaml": `name: parent
+describe("Python integrations that Python cells call", () => {
+  // parent (Python) → middle (Python) → leaf (Python), each calling the echo system; and a JavaScript
+  // caller of middle.
+  const files = {
+    "bass.config.yaml": "systems:\n  echo:\n    adapter: echo\nserve:\n  workers: 1\n",
+    "integrations/leaf.yaml": `name: leaf
+language: python
+http_api: false
+on_success_hook: |
+  echoed = calladapter("echo", "leaf-echo", {"n": input.payload.n + 1})
+  output.payload = {"n": echoed.response.payload.n}
+`,
+    "integrations/middle.yaml": `name: middle
+language: python
+http_api: false
+on_success_hook: |
+  echoed = calladapter("echo", "middle-echo", {"n": input.payload.n * 10})
+  output.payload = {"n": callint("leaf", {"n": echoed.response.payload.n}).payload.n}
+`,
+    "integrations/parent.yaml": `name: parent
 language: python
 endpoints: [{ method: POST, path: /parent }]
 on_success_hook: |
-  output.payload = callint("lookup", {}).payload
+  output.payload = {"n": callint("middle", {"n": input.payload.n}).payload.n}
+`,
+    "integrations/caller.yaml": `name: caller
+endpoints: [{ method: POST, path: /caller }]
+on_success_hook: |
+  const middle = await callint("middle", { n: input.payload.n })
+  output.payload = { n: middle.payload.n }
+`,
+    "tests/parent.test.yaml": `integration: parent
+cases:
+  - name: three levels down and back
+    input: { payload: { n: 4 } }
+    expect:
+      output: { status: 200, payload: { n: 41 } }
+`,
+  };
+
+  it("run in workers of their own under serve, where they make calls too", async () => {
+    const dir = createTempDir(files);
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    const post = (url: string, n: number) =>
+      app.handle({
+        method: "POST",
+        url,
+        headers: { host: "127.0.0.1:3000", "content-type": "application/json" },
+        body: Buffer.from(JSON.stringify({ n })),
+      });
+    const answer = await post("/parent", 4);
+    expect([answer.status, JSON.parse(Buffer.from(answer.body).toString())]).toEqual([200, { n: 41 }]);
+    await app.history.flush();
+    const runs = await Promise.all(
+      ["parent", "middle", "leaf"].map(async (integration) => {
+        const [run] = (await app.history.list({ integration })) as RunRecord[];
+        return run as RunRecord;
+      }),
+    );
+    const [parent, middle, leaf] = runs;
+    expect(middle?.parent_run).toBe(parent?.id);
+    expect(leaf?.parent_run).toBe(middle?.id);
+    expect(leaf?.items.map((item) => item.kind)).toEqual(["INPUT", "REQUEST", "OUTPUT"]);
+    const fromJavaScript = await post("/caller", 2);
+    expect(JSON.parse(Buffer.from(fromJavaScript.body).toString())).toEqual({ n: 21 });
+  }, 60_000);
+
+  it("do the same under bass run and bass test", async () => {
+    const dir = createTempDir(files);
+    const parent = await runCli(["run", "parent", "--input", "-", "--json"], { cwd: dir, stdin: '{"n":4}' });
+    expect(parent.code, parent.stderr).toBe(0);
+    expect(JSON.parse(parent.stdout).output.payload).toEqual({ n: 41 });
+    // A JavaScript caller runs in a worker thread too, where its Python child makes its calls.
+    const caller = await runCli(["run", "caller", "--input", "-", "--json"], { cwd: dir, stdin: '{"n":2}' });
+    expect(caller.code, caller.stderr).toBe(0);
+    expect(JSON.parse(caller.stdout).output.payload).toEqual({ n: 21 });
+    const test = await runCli(["test"], { cwd: dir });
+    expect(test.stdout).toMatch(/1 passed, 0 failed/);
+  }, 90_000);
+});
+
+describe("a Python cell waiting for a call", () => {
+  it("waits past its own time limit within the run's, and a worker whose run timed out goes on answering", async () => {
+    const dir = createTempDir({
+      "slow.mjs":
+        "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 1500));\n  return { success: true, status: 200, payload: { late: true }, messages: [] };\n}\n",
+      "bass.config.yaml":
+        "systems:\n  slow:\n    adapter: ./slow.mjs\nlimits:\n  cell_timeout_ms: 300\n  run_timeout_ms: 10000\nserve:\n  workers: 1\n",
+      "integrations/lookup.yaml":
+        "name: lookup\nhttp_api: false\nservice_requests:\n  - { formula_variable: found, system: slow }\non_success_hook: |\n  output.payload = found.response.payload\n",
+      "integrations/patient.yaml": `name: patient
+language: python
+endpoints: [{ method: POST, path: /patient }]
+before_hook: |
+  keep(found=callint("lookup", {}).payload)
+on_success_hook: |
+  output.payload = found
+`,
+      "integrations/hurried.yaml": `name: hurried
+language: python
+timeout_ms: 700
+endpoints: [{ method: POST, path: /hurried }]
+before_hook: |
+  keep(found=callint("lookup", {}).payload)
+on_success_hook: |
+  output.payload = found
 `,
       "integrations/quick.yaml": quick,
     });
@@ -120,12 +213,14 @@ on_success_hook: |
     onTestFinished(() => app.close());
     const post = (url: string) =>
       app.handle({ method: "POST", url, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
-    const timedOut = await post("/parent");
-    expect(timedOut.status, Buffer.from(timedOut.body).toString()).toBe(504);
+    const patient = await post("/patient");
+    expect([patient.status, JSON.parse(Buffer.from(patient.body).toString())]).toEqual([200, { late: true }]);
+    const hurried = await post("/hurried");
+    expect(hurried.status, Buffer.from(hurried.body).toString()).toBe(504);
     await app.history.flush();
-    const record = (await app.history.read(timedOut.runId as string)) as RunRecord;
+    const record = (await app.history.read(hurried.runId as string)) as RunRecord;
     expect(record.items.find((item) => item.kind === "FAILURE")).toMatchObject({
-      error: { code: "cell_timeout", message: "parent: on_success_hook: the cell ran past its time limit" },
+      error: { code: "cell_timeout", message: "hurried: before_hook: the cell ran past its time limit" },
     });
     // The same worker answers: it was not ended as stuck.
     const after = await post("/quick");
