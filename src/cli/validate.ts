@@ -10,12 +10,11 @@ import {
 } from "../definition/files.js";
 import { hasFailures, type Issue } from "../definition/issue.js";
 import { collectIssues, createReferenceContext, lintProjectFile } from "../definition/lint/lint.js";
-import { lintPaths } from "../definition/lint/lint-paths.js";
-import { saysPython } from "../definition/lint/lint-python-cells.js";
+import { lintPaths, type PathLint } from "../definition/lint/lint-paths.js";
 import { type Env, type LoadedFile, loadFile, resolveProject } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
-import { loadPython } from "../python/runtime.js";
+import { loadPython, pythonRuntime } from "../python/runtime.js";
 import { suggestion } from "../suggest.js";
 import { loadTestFile } from "../testing/lint-test-file.js";
 import type { TestFile } from "../testing/test-file.js";
@@ -65,12 +64,16 @@ export async function runValidate(
   const tests = testFiles.map((path) => loadTestFile(path, load));
   configIssues.push(...tests.flatMap((test) => test.issues));
 
-  // Python cells are checked by CPython's own parser: the runtime loads only for files that have them.
-  if (definitionFiles.some(saysPython)) await loadPython();
-  const lints = lintPaths(definitionFiles, {
-    ...load,
-    context: createReferenceContext(config),
-  });
+  const lintOptions = { ...load, context: createReferenceContext(config) };
+  let lints = lintPaths(definitionFiles, lintOptions);
+  // Python cells are checked by CPython's own parser: the runtime loads once a definition has them, and
+  // those definitions are linted again with it.
+  if (!pythonRuntime() && lints.some((lint) => lint.python)) {
+    await loadPython();
+    lints = lints.map((lint, index) =>
+      lint.python ? (lintPaths([definitionFiles[index] as string], lintOptions)[0] as PathLint) : lint,
+    );
+  }
   // Every definition of the project was read: a test file's integration must be one of them.
   if (paths.length === 0) {
     const names = lints.flatMap((lint) => (lint.name === undefined ? [] : [lint.name]));

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPython } from "../../src/python/runtime.js";
-import { lintDefinition } from "../_helpers.js";
+import { createTempDir, lintDefinition, runCli } from "../_helpers.js";
 
 beforeAll(async () => {
   await loadPython();
@@ -64,4 +64,18 @@ on_success_hook: |
       "name: py\nlanguage: python\nbefore_hook: |\n  import uuid\n  def f(sritem):\n      return sritem\n  crm = {'request': 1}\n  retvalue = [f(x) for x in range(3)], uuid.uuid4(), crm\n";
     expect(findings(definition)).toEqual([]);
   });
+});
+
+describe("bass validate of Python definitions", () => {
+  it("lints with CPython a definition that says language: python in any YAML form", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\n",
+      "integrations/flow.yaml": '{ name: flow, language: "python", before_hook: "x = (" }\n',
+      "integrations/plain.yaml": "name: plain\nbefore_hook: output.status = 201\n",
+    });
+    const result = await runCli(["validate"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/flow\.yaml\n {2}1:\d+ +error .*cell-syntax/);
+    expect(result.stdout).not.toMatch(/plain\.yaml/);
+  }, 30_000);
 });

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { type NameAt, type PythonCellFacts, pythonRuntime } from "../../python/runtime.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
@@ -73,16 +72,5 @@ function reportCell(
       `${cell.label}: no value mapping set ${JSON.stringify(name[0])} in this integration${listKnown(known.setNames)}`,
       at(name),
     );
-  }
-}
-
-const pythonLine = /^language:\s*["']?python["']?\s*(?:#.*)?$/m;
-
-/** Whether a definition file says `language: python`, read before it is parsed (a file that cannot be read says no). */
-export function saysPython(path: string): boolean {
-  try {
-    return pythonLine.test(readFileSync(path, "utf8"));
-  } catch {
-    return false;
   }
 }
