@@ -31,6 +31,7 @@ export async function runList(options: ListOptions, output: Output): Promise<num
     env: options.env,
     projectDir: options.project,
     cache: true,
+    pythonHere: false,
   });
   const broken = brokenFiles(project.definitions, project.issues);
   const listed: Listed[] = project.definitions.map(({ file, value }) => ({

@@ -51,6 +51,8 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     projectDir: options.project,
     definitions: { name },
     cache: true,
+    // Python cells run in a worker thread (runIsolated), which loads the runtime itself.
+    pythonHere: false,
   });
   let definition = project.definitions[0] as LoadedDefinition;
   assertRunnable(project, definition, output);
@@ -61,6 +63,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
       env: options.env,
       projectDir: options.project,
       cache: true,
+      pythonHere: false,
     });
     definition = project.definitions.find((loaded) => loaded.value.name === name) as LoadedDefinition;
   }

@@ -22,8 +22,8 @@ export async function openProject(options: OpenProjectOptions): Promise<Project>
   const cached = cache?.read<ProjectSnapshot>(parts);
   const restored = cached && restoreProject(cached.value, cached.texts, options.env);
   if (restored) {
-    if (restored.definitions.some((definition) => definition.value?.language === "python"))
-      await loadPython();
+    const python = restored.definitions.some((definition) => definition.value?.language === "python");
+    if (python && options.pythonHere !== false) await loadPython();
     return restored;
   }
   // The parser, the linter and the cell compiler load only when something must be worked out anew.

@@ -20,6 +20,12 @@ export interface OpenProjectOptions {
    * came from are unchanged: no YAML parse, lint or cell compile then. Default false.
    */
   cache?: boolean;
+  /**
+   * Python cells may run on this thread, so opening a project with Python definitions loads the runtime.
+   * Default true; false where they run in worker threads or not at all (bass run, bass list): the runtime
+   * then loads only to lint files the cache has not seen.
+   */
+  pythonHere?: boolean;
 }
 
 /** The time limits of every run of a project: its `limits`, with the defaults of the project file's reference. */
