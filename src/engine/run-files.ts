@@ -124,7 +124,7 @@ function checkedName(name: unknown): string {
   return text;
 }
 
-function freeName(files: ReadonlyMap<string, RunFile>, name: string): string {
+function freeName(files: { has(name: string): boolean }, name: string): string {
   if (!files.has(name)) return name;
   const dot = name.lastIndexOf(".");
   const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
@@ -160,14 +160,17 @@ export function maskedFiles(
 ): { kept: RunFile[]; infos: RunFileInfo[] } {
   const kept: RunFile[] = [];
   const infos: RunFileInfo[] = [];
+  const names = new Set<string>();
   for (const file of files) {
+    // Its name is masked as its text is: the name on disk and in the record, where a download asks for it.
+    const name = freeName(names, scrub(file.name));
+    names.add(name);
     const text = textOrUndefined(file.bytes);
     const scrubbed = text === undefined ? undefined : scrub(text);
-    const keptFile =
-      scrubbed === undefined || scrubbed === text
-        ? file
-        : { ...file, bytes: new TextEncoder().encode(scrubbed) };
-    const info: RunFileInfo = { name: file.name, type: file.type, size: keptFile.bytes.length };
+    const bytes =
+      scrubbed === undefined || scrubbed === text ? file.bytes : new TextEncoder().encode(scrubbed);
+    const keptFile = { ...file, name, bytes };
+    const info: RunFileInfo = { name, type: file.type, size: bytes.length };
     if (text === undefined && holdsMasked(file.bytes, masked)) info.kept = false;
     else kept.push(keptFile);
     infos.push(info);

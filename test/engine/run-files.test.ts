@@ -73,6 +73,18 @@ describe("a run's files", () => {
       { name: "plain.bin", type: "application/octet-stream", size: 2 },
     ]);
   });
+  it("keeps a file under its name masked, as its record names it", () => {
+    const { kept, infos } = maskedFiles(
+      [
+        { name: "123-45-6789.txt", type: "text/plain", bytes: text("a") },
+        { name: "987-65-4321.txt", type: "text/plain", bytes: text("b") },
+      ],
+      ["123-45-6789", "987-65-4321"],
+      (value) => value.replaceAll(/\d{3}-\d{2}-\d{4}/g, "XXXXXXXXXXXX"),
+    );
+    expect(kept.map((file) => file.name)).toEqual(["XXXXXXXXXXXX.txt", "XXXXXXXXXXXX-2.txt"]);
+    expect(infos.map((info) => info.name)).toEqual(["XXXXXXXXXXXX.txt", "XXXXXXXXXXXX-2.txt"]);
+  });
 });
 
 describe("keeping a run's files", () => {
