@@ -33,6 +33,8 @@ export async function runHistoryRerun(
     env: options.env,
     projectDir: options.project,
     cache: true,
+    // As bass run: Python cells run in a worker thread, which loads the runtime itself.
+    pythonHere: false,
   });
   const found = await findRerun(openHistory(project), id, () => openStateKey(project.dir, options.env));
   if (!found)

@@ -18,7 +18,7 @@ export interface CallintParent {
   remainingMs: number;
   /** Values the parent masks (and its secrets): masked by value in the child's record too. */
   masked: string[];
-  /** The worker pool's task the parent is part of: the child's is the same. */
+  /** The worker pool's task the parent is part of: a child run in the parent's worker is part of it too. */
   poolTask?: number | undefined;
 }
 

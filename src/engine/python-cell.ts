@@ -51,9 +51,9 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
       current = outer;
     }
     if (outcome.ok) return outcome.value;
-    // An error met past the deadline is the time-out's: something the cell waited for gave up at it, before
-    // the interrupt came.
-    const timeout = outcome.kind === "timeout" || performance.now() >= runStateOf(namespace).cellDeadline;
+    // An error met past the deadline is the time-out's: a call the cell waited for gave up at it, before the
+    // interrupt came.
+    const timeout = outcome.kind === "timeout" || performance.now() >= deadline;
     throw new BassError(
       timeout ? "CELL_TIMEOUT" : "CELL_ERROR",
       `${context.integration}: ${cell.label}: ${timeout ? timedOut : outcome.message}`,
@@ -101,7 +101,8 @@ const host: PythonHost = {
     const remote = remoteOf(state, "callint");
     const request = callintRequest(state, () => namespaceData(namespace), [name, payload, options as never]);
     const started = performance.now();
-    const answer = waitedFor(state, (waitMs) => remote.callint(request, waitMs));
+    // Waited for within the cell's time, as an awaited call of a JavaScript cell is.
+    const answer = remote.callint(request, state.cellDeadline - performance.now());
     return callintAnswered(state, answer, started);
   },
   calladapter(system, serviceName, payload, options) {
@@ -109,26 +110,10 @@ const host: PythonHost = {
     const remote = remoteOf(state, "calladapter");
     const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
     const started = performance.now();
-    const response = waitedFor(state, (waitMs) => remote.calladapter(target, request, waitMs));
+    const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
     return calladapterAnswered(state, target, request, response, started);
   },
 };
-
-/**
- * A call the running cell waits for, blocked, for what is left of the run's time. As an awaited call of a
- * JavaScript cell, the wait counts against the run's time limit only: the cell's deadline moves by it.
- */
-function waitedFor<T>(state: RunState, wait: (waitMs: number) => T): T {
-  const runtime = connected as PythonRuntime;
-  const started = performance.now();
-  runtime.pause();
-  try {
-    return wait(state.runDeadline - started);
-  } finally {
-    state.cellDeadline = Math.min(state.cellDeadline + performance.now() - started, state.runDeadline);
-    runtime.resume(state.cellDeadline);
-  }
-}
 
 /** The run's remote calls: a Python cell that runs on a thread of its own has them. */
 function remoteOf(state: RunState, name: string): RemoteCalls {

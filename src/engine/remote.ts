@@ -5,8 +5,8 @@ import type { CallSlot, CallTarget } from "./service-requests.js";
 /**
  * The calls a Python cell makes through the thread that started its own (serve's HTTP thread, or bass
  * run's), its own thread blocked until the answer: it cannot await, and the embedded mock core and the
- * systems of a callint child need an event loop that runs. Each is waited for `waitMs` at most: what is
- * left of the run's time.
+ * systems of a callint child need an event loop that runs. Each is waited for what is left of the cell's
+ * time (`waitMs`), as an awaited call of a JavaScript cell is.
  */
 export interface RemoteCalls {
   calladapter(target: CallTarget, request: CallSlot["request"], waitMs: number): AdapterResponse;

@@ -13,6 +13,8 @@ import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from ".
  */
 export interface PythonTask {
   remoteCalls: boolean;
+  /** It may call integrations, which may be Python ones: the pool one callint level down starts with it. */
+  callsIntegrations: boolean;
 }
 
 /**
@@ -21,14 +23,19 @@ export interface PythonTask {
  * cells may call has one.
  */
 export function pythonTask(definition: Definition, project: Project): PythonTask | undefined {
-  const callint = mayCall(definition, "callint");
-  if (definition.language === "python") return { remoteCalls: callint || mayCall(definition, "calladapter") };
-  return callint && hasPython(project) ? { remoteCalls: true } : undefined;
+  if (definition.language === "python") {
+    const callsIntegrations = mayCall(definition, "callint");
+    return { remoteCalls: callsIntegrations || mayCall(definition, "calladapter"), callsIntegrations };
+  }
+  return hasPython(project) && mayCall(definition, "callint")
+    ? { remoteCalls: true, callsIntegrations: true }
+    : undefined;
 }
 
 const projectsWithPython = new WeakMap<Project, boolean>();
 
-function hasPython(project: Project): boolean {
+/** Whether the project has Python definitions. */
+export function hasPython(project: Project): boolean {
   let has = projectsWithPython.get(project);
   if (has === undefined) {
     has = project.definitions.some((loaded) => loaded.value?.language === "python");
@@ -65,6 +72,7 @@ export function createPythonChildren(below: () => RunPool, place: TaskPlace): Py
   return {
     async run(request, { definition, project }, keep) {
       const { integration, input, runAsync, parent } = request;
+      const async = runAsync ?? definition.run_async === true;
       const task = {
         ...place,
         integration,
@@ -83,7 +91,7 @@ export function createPythonChildren(below: () => RunPool, place: TaskPlace): Py
         };
       });
       const ended = below()
-        .run(task, onStart, pythonTask(definition, project))
+        .run(task, async ? onStart : undefined, pythonTask(definition, project))
         .then((result) => {
           over = true;
           for (const child of result.childRecords ?? []) keep(JSON.parse(child.line) as RunRecord);
@@ -92,7 +100,7 @@ export function createPythonChildren(below: () => RunPool, place: TaskPlace): Py
         });
       running.add(ended);
       void ended.finally(() => running.delete(ended)).catch(() => {});
-      if (runAsync ?? definition.run_async === true) {
+      if (async) {
         const start = await Promise.race([started, ended]);
         // A task that could not run the child has no 202: its failure is the answer.
         if (start.accepted)

@@ -10,6 +10,13 @@ import type { RemoteAnswer, RemoteCall, RemoteCallintRequest } from "./task.js";
  * blocked on the task's flag until the other side has posted the answer, which it takes off the port at
  * once. A callint child's records are written where it ran.
  */
+/**
+ * How long past the cell's deadline an answer is waited for: the other side gives up at the deadline and
+ * says why (a call whose outcome is unknown), which the cell's history should have. Well within the grace
+ * a stuck cell gets before its worker is ended (stuck-cells.ts).
+ */
+const answerGraceMs = 250;
+
 export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): RemoteCalls {
   const flag = new Int32Array(calls);
   let lastId = 0;
@@ -17,8 +24,7 @@ export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): Re
     const id = ++lastId;
     Atomics.store(flag, 0, 0);
     port.postMessage({ ...message, id });
-    // Past the run's deadline its time-out is due: an answer then would come too late to use.
-    if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs)) === "timed-out")
+    if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs) + answerGraceMs) === "timed-out")
       throw new Error(`${message.kind}: no answer within the cell's time`);
     // The answer to this call: one to a call that timed out before may come first, and is dropped.
     let answer: (RemoteAnswer & { id: number }) | undefined;

@@ -9,7 +9,7 @@ import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
 import type { Project } from "../project/project.js";
-import { createPythonChildren, type PythonTask } from "./python-tasks.js";
+import { createPythonChildren, hasPython, type PythonTask } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
 import { watchStuckCells } from "./stuck-cells.js";
 import type {
@@ -74,8 +74,10 @@ type TaskName = Pick<RunTask, "integration" | "trigger" | "rerunOf">;
 /** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
 export interface RunPool {
   /**
-   * Runs a task; `onStarted` gets an async run's start. A worker that ends under it gives the run a
-   * `worker_died` record and a 500; an error the worker met before the run (a BassError) is thrown.
+   * Runs a task; `onStarted` gets an async run's start, `python` says what its Python cells need. A worker
+   * that ends under it gives the run a `worker_died` record and a 500, one ended for a Python cell of it
+   * stuck past its deadline a `cell_timeout` record and a 504; an error the worker met before the run (a
+   * BassError) is thrown.
    */
   run(
     task: Omit<RunTask, "port" | "calls" | "poolTask">,
@@ -105,6 +107,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     vaultDir: options.vaultDir,
     laterChildren: later?.name as string | undefined,
     stuckCells: stuck.buffer,
+    python: hasPython(project),
   };
   const pool = new Piscina({
     filename: workerFile,
@@ -120,14 +123,14 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   });
   // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
   pool.on("error", (error: unknown) => options.logError?.(error));
-  pool.on("workerDestroy", (worker: { id: number }) => stuck.forget(worker.id));
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: TaskName, error: unknown, startedId?: string) =>
     failedRunResult(task, error, startedId, createScrubber(secrets()));
   // The pool one callint level down, for the Python children of this one's Python runs.
   let below: RunPool | undefined;
   const poolBelow = () => {
-    below ??= createRunPool({ ...options, workers: 1 });
+    // Its runs are children, whose requests are kept with their parents': none is sealed.
+    below ??= createRunPool({ ...options, workers: 1, stateKey: undefined });
     return below;
   };
   const answerer = (task: Omit<RunTask, "port" | "calls" | "poolTask">) => {
@@ -138,8 +141,11 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   };
   return {
     async run(task, onStarted, python) {
+      // The level below starts now, loading Python while this run gets to its first call.
+      if (python?.callsIntegrations && options.remote) poolBelow();
       const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
       const poolTask = python && stuck.begin();
+      const done = () => poolTask !== undefined && stuck.end(poolTask);
       let answer: RunTaskResult | RunTaskError;
       try {
         answer = await pool.run(
@@ -148,14 +154,15 @@ export function createRunPool(options: RunPoolOptions): RunPool {
         );
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
-        const ended =
-          poolTask !== undefined && stuck.stopped(poolTask)
-            ? new WorkerStopped("a Python cell ran past its time limit inside a call nothing could interrupt")
-            : new WorkerDied(errorMessage(error), { cause: error });
-        return failed(task, ended, talk.startedId());
+        const stopped = poolTask !== undefined && stuck.stopped(poolTask);
+        return failed(task, workerEnd(error, stopped), talk.startedId());
       } finally {
-        if (poolTask !== undefined) stuck.end(poolTask);
-        talk.close();
+        // A run's async children may go on after it, in its worker, with its port and its task's number.
+        if (onLaterChild) talk.whenLetGo(done);
+        else {
+          done();
+          talk.close();
+        }
       }
       if ("error" in answer) {
         const { code, message } = answer.error;
@@ -174,7 +181,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
 
 /**
  * What a task and this thread say to each other while it runs: a port only for a run that says when it
- * started (an async one) or that makes remote calls (a Python one), since making one costs more than a run.
+ * started (an async one) or whose Python cells make remote calls, since making one costs more than a run.
  */
 function taskTalk(
   onStarted: ((started: RunStarted) => void) | undefined,
@@ -193,6 +200,11 @@ function taskTalk(
     port: channel?.port2,
     calls,
     startedId: () => startedId,
+    /** Calls `done` once the worker has let go of the port (or ended), or at once when there is none. */
+    whenLetGo(done: () => void) {
+      if (channel) channel.port1.once("close", done);
+      else done();
+    },
     close: () => channel?.port1.close(),
   };
 }
@@ -217,6 +229,13 @@ async function answerRemote(
   const flag = new Int32Array(calls);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
+}
+
+/** Why a task's worker ended under it: a Python cell of it stuck past its deadline, or anything else. */
+function workerEnd(error: unknown, stuck: boolean): Error {
+  return stuck
+    ? new WorkerStopped("a Python cell ran past its time limit inside a call nothing could interrupt")
+    : new WorkerDied(errorMessage(error), { cause: error });
 }
 
 /** A run's record as an object: the one the task returned, or read back from its line. */

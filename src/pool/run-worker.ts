@@ -21,6 +21,12 @@ const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
 laterChildren?.unref();
 if (data.stuckCells) reportCellsTo(reportCellsOn(data.stuckCells));
+// Opening the project awaits the same load; a worker that only ever runs JavaScript never imports it.
+if (data.python)
+  import("../python/runtime.js")
+    .then(({ loadPython }) => loadPython())
+    // The open that awaits the load says why it failed.
+    .catch(() => {});
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
@@ -190,7 +196,9 @@ async function runIn(
   // Without a channel for later records, async children are waited for: theirs go back with their parent's.
   if (!laterChildren) await children.settled();
   answered = true;
-  task.port?.close();
+  // Async children that outlive the run make their calls on its port: it closes once they have ended.
+  if (laterChildren) void children.settled().finally(() => task.port?.close());
+  else task.port?.close();
   const { output, outputJson } = result;
   const answer: RunTaskResult = {
     runId: result.runId,

@@ -17,18 +17,21 @@ export interface StuckCellWatch {
   stopped(task: number): boolean;
   /** The task has ended. */
   end(task: number): void;
-  /** The workers piscina let go of: their slots are free again. */
-  forget(workerThreadId: number): void;
   close(): void;
 }
 
-/** How many workers can report at once: more than any pool has, replacements included. */
-const slots = 256;
+/** How many workers can report at once: more than any pool has at a time. */
+const slotsByDefault = 256;
 /** How often the pool looks for a stuck cell while tasks run. */
 const sweepMs = 200;
 
+/** Each slot: a deadline (8 bytes), its worker's thread id and its task (4 bytes each). */
+const slotBytes = 16;
+
 function views(buffer: SharedArrayBuffer) {
+  const slots = buffer.byteLength / slotBytes;
   return {
+    slots,
     // When the cell of each slot's worker is due to end, in ms since the epoch.
     deadlines: new Float64Array(buffer, 0, slots),
     // Which worker thread holds each slot; 0 when none does.
@@ -38,9 +41,13 @@ function views(buffer: SharedArrayBuffer) {
   };
 }
 
-export function watchStuckCells(threads: () => Worker[], graceMs: number): StuckCellWatch {
-  const buffer = new SharedArrayBuffer(slots * 16);
-  const { deadlines, owners, tasks } = views(buffer);
+export function watchStuckCells(
+  threads: () => Worker[],
+  graceMs: number,
+  slotCount = slotsByDefault,
+): StuckCellWatch {
+  const buffer = new SharedArrayBuffer(slotCount * slotBytes);
+  const { slots, deadlines, owners, tasks } = views(buffer);
   const running = new Set<number>();
   const stopped = new Set<number>();
   const ending = new Set<number>();
@@ -49,10 +56,18 @@ export function watchStuckCells(threads: () => Worker[], graceMs: number): Stuck
 
   const sweep = () => {
     const now = performance.timeOrigin + performance.now();
+    const alive = new Set(threads().map((thread) => thread.threadId));
     for (let slot = 0; slot < slots; slot++) {
+      const owner = Atomics.load(owners, slot);
+      if (owner !== 0 && !alive.has(owner)) {
+        // A worker that ended, however it did: its slot is free again.
+        Atomics.store(tasks, slot, 0);
+        Atomics.store(owners, slot, 0);
+        ending.delete(owner);
+        continue;
+      }
       const task = Atomics.load(tasks, slot);
       if (task === 0 || now <= (deadlines[slot] as number) + graceMs) continue;
-      const owner = Atomics.load(owners, slot);
       const worker = threads().find((thread) => thread.threadId === owner);
       // A cell that ended as we looked, or a worker already on its way out.
       if (!worker || ending.has(owner) || Atomics.load(tasks, slot) !== task) continue;
@@ -79,14 +94,6 @@ export function watchStuckCells(threads: () => Worker[], graceMs: number): Stuck
         sweeping = undefined;
       }
     },
-    forget(workerThreadId) {
-      ending.delete(workerThreadId);
-      for (let slot = 0; slot < slots; slot++) {
-        if (Atomics.load(owners, slot) !== workerThreadId) continue;
-        Atomics.store(tasks, slot, 0);
-        Atomics.store(owners, slot, 0);
-      }
-    },
     close() {
       if (sweeping) clearInterval(sweeping);
     },
@@ -95,7 +102,7 @@ export function watchStuckCells(threads: () => Worker[], graceMs: number): Stuck
 
 /** A worker's reporter on the pool's buffer, in a slot of its own; none when every slot is taken. */
 export function reportCellsOn(buffer: SharedArrayBuffer): CellReporter | undefined {
-  const { deadlines, owners, tasks } = views(buffer);
+  const { slots, deadlines, owners, tasks } = views(buffer);
   for (let slot = 0; slot < slots; slot++) {
     if (Atomics.compareExchange(owners, slot, 0, threadId) !== 0) continue;
     return {

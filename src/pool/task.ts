@@ -26,6 +26,8 @@ export interface RunWorkerData {
   laterChildren?: string | undefined;
   /** Where the worker says which task's Python cell it runs until when (see stuck-cells.ts). */
   stuckCells?: SharedArrayBuffer | undefined;
+  /** The project has Python definitions: the worker loads the runtime as it starts, before its first task. */
+  python?: boolean | undefined;
 }
 
 /** One run for a worker: an integration of the project as loaded at `version`, with its input. */

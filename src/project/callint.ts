@@ -132,8 +132,7 @@ export function runOnThisThread(
   };
 }
 
-/** The project's integration of that name, compiled: one it lacks, or one with findings, cannot run. */
-/** The child's loaded definition, if it can run. */
+/** The project's integration of that name: one it lacks, or one with findings, cannot run. */
 function usableChild(project: Project, name: string): LoadedDefinition {
   const loaded = project.definitions.find((candidate) => candidate.value.name === name);
   if (!loaded) {

@@ -23,8 +23,11 @@ _js_keys = js.Function.new("o", "return Object.keys(o)")
 _from_entries = js.Object.fromEntries
 
 # JavaScript values' kinds by their proxy's type: Pyodide's own isinstance checks parse its type flags
-# anew on every call, and each combination of flags has a proxy type of its own.
-_js_kinds = {}
+# anew on every call, and each combination of flags has a proxy type of its own. Python's own data types
+# are here from the start; a class of a cell's own is never kept, so that none outlives its run.
+_js_kinds = dict.fromkeys(
+    (str, int, float, bool, type(None), dict, list, tuple, set, frozenset, bytes, bytearray, memoryview)
+)
 
 
 def _js_kind(value):
@@ -33,8 +36,8 @@ def _js_kind(value):
     if kind_of in _js_kinds:
         return _js_kinds[kind_of]
     if not isinstance(value, JsProxy):
-        kind = None
-    elif isinstance(value, JsBuffer):
+        return None
+    if isinstance(value, JsBuffer):
         kind = "buffer"
     elif isinstance(value, JsArray):
         kind = "array"

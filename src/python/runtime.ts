@@ -10,7 +10,7 @@ export type PythonCode = PyProxy;
 export interface PythonHost {
   /**
    * The namespace's own value of a name, undefined where it has none. The namespace itself never crosses
-   * into Python: making a proxy of an object without a prototype is most of what a run would cost.
+   * into Python: Pyodide makes a proxy of an object without a prototype by throwing and catching an error.
    */
   read(name: string): unknown;
   /** A special function of the run (`console` and `data_utils` too), as its JavaScript cells have it. */
@@ -65,10 +65,6 @@ export interface PythonRuntime {
    * `performance.now()` time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
    */
   run(cell: PythonCode, deadline: number, task: number): PythonOutcome;
-  /** Stops watching the running cell's time while it waits, blocked, for something outside it. */
-  pause(): void;
-  /** Watches the running cell again, until `deadline`. */
-  resume(deadline: number): void;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -118,7 +114,6 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
-  let runningTask = 0;
   pyodide.setInterruptBuffer(watchdog.interrupt);
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
@@ -140,10 +135,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       return error ? { error } : { cell: compileCell(code, filename) };
     },
     connect: (host) => connect(host),
-    pause: () => watchdog.disarm(),
-    resume: (deadline) => watchdog.arm(deadline, runningTask),
     run(cell, deadline, task) {
-      runningTask = task;
       watchdog.arm(deadline, task);
       let value: unknown;
       try {

@@ -23,7 +23,10 @@ export interface CellReporter {
   disarm(): void;
 }
 
-/** What a cell reports when its run is part of no task of a pool's: a run outside any pool. */
+/**
+ * What a cell reports when its run is part of no task of a pool's: its worker is still ended when the cell
+ * is stuck, and the runs on it end with `worker_died`.
+ */
 export const unknownTask = -1;
 
 let reporter: CellReporter | undefined;

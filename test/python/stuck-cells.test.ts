@@ -9,6 +9,8 @@ const stuckWorker = `
 const { workerData } = require("node:worker_threads");
 import(workerData.module).then(({ reportCellsOn }) => {
   const reporter = reportCellsOn(workerData.buffer);
+  // No slot free: it cannot report, and says so with its exit code.
+  if (!reporter) process.exit(3);
   reporter.arm(performance.timeOrigin + performance.now() + workerData.dueInMs, workerData.task);
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });
@@ -38,6 +40,22 @@ describe("stuck Python cells", () => {
     watch.end(stuck);
     watch.end(bystander);
     expect(watch.stopped(stuck)).toBe(false);
+    watch.close();
+  }, 10_000);
+
+  it("gives the slot of a worker that ended to the next one", async () => {
+    // One slot: the second worker reports only once the first one's slot is free again.
+    const watch = watchStuckCells(() => started, 50, 1);
+    const first = startStuck(watch.buffer, watch.begin(), 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await first.terminate();
+    started.splice(started.indexOf(first), 1);
+    // The pool looks again while a task runs, and frees the slot of the worker that is gone.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const task = watch.begin();
+    const second = startStuck(watch.buffer, task, 0);
+    const [code] = await once(second, "exit");
+    expect([code, watch.stopped(task)]).toEqual([1, true]);
     watch.close();
   }, 10_000);
 
