@@ -195,6 +195,50 @@ cases:
   }, 90_000);
 });
 
+describe("an async Python child of a JavaScript run under serve", () => {
+  it("makes its calls after its parent has answered", async () => {
+    const dir = createTempDir({
+      "slow.mjs":
+        "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 300));\n  return { success: true, status: 200, payload: {}, messages: [] };\n}\n",
+      "bass.config.yaml":
+        "systems:\n  echo:\n    adapter: echo\n  slow:\n    adapter: ./slow.mjs\nserve:\n  workers: 1\n",
+      "integrations/parent.yaml": `name: parent
+endpoints: [{ method: POST, path: /parent }]
+on_success_hook: |
+  const child = await callint("child", {}, { mode: "async" })
+  output.payload = { run: child.payload.run_id }
+`,
+      // Its slow service request lets the worker go on, where its parent's run ends first.
+      "integrations/child.yaml": `name: child
+language: python
+http_api: false
+service_requests:
+  - { formula_variable: first, system: slow }
+on_success_hook: |
+  echoed = calladapter("echo", "late", {"a": 1})
+  output.payload = {"a": echoed.response.payload.a}
+`,
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+    onTestFinished(() => app.close());
+    const answer = await app.handle({
+      method: "POST",
+      url: "/parent",
+      headers: { host: "127.0.0.1:3000" },
+      body: new Uint8Array(),
+    });
+    const { run } = JSON.parse(Buffer.from(answer.body).toString());
+    let record: RunRecord | undefined;
+    for (let tries = 0; tries < 250 && (record === undefined || record.status === "running"); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await app.history.flush();
+      record = await app.history.read(run);
+    }
+    expect(record).toMatchObject({ integration: "child", status: "success", parent_run: answer.runId });
+    expect(record?.items.at(-1)).toMatchObject({ kind: "OUTPUT", data: { payload: { a: 1 } } });
+  }, 30_000);
+});
+
 describe("a Python cell waiting for a call", () => {
   it("gives up at its own time limit, the call's outcome unknown, and its worker goes on answering", async () => {
     const dir = createTempDir({
