@@ -26,9 +26,12 @@ export function createBenchProject(dir, count) {
   let bytes = 0;
   for (let index = 0; index < count; index++) {
     const generated = index % GENERATED_EVERY === GENERATED_EVERY - 1;
+    // Each sample once as it is, so that the integrations a sample calls by name are there.
     const text = generated
       ? createDefinition(index)
-      : renameDefinition(sources[derived++ % sources.length], index);
+      : derived < sources.length
+        ? sources[derived++]
+        : renameDefinition(sources[derived++ % sources.length], index);
     const name = /^name: (\S+)$/m.exec(text)?.[1];
     writeFileSync(join(integrations, `${name}.yaml`), text);
     bytes += Buffer.byteLength(text);
