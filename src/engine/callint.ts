@@ -41,6 +41,11 @@ export interface CallintAnswer {
   masked: readonly string[];
 }
 
+/** An async child's answer: its 202, at its start. */
+export function startedAnswer(runId: string, integration: string, accepted: OutputData): CallintAnswer {
+  return { runId, integration, status: "running", durationMs: 0, output: accepted, masked: [] };
+}
+
 /** Runs another integration of the project for callint: where runs happen, with their systems and history. */
 export type CallintRunner = (request: CallintRequest) => Promise<CallintAnswer>;
 

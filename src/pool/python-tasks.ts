@@ -1,8 +1,8 @@
 import { mayCall } from "../definition/cells.js";
 import type { Definition } from "../definition/types.js";
-import type { CallintAnswer } from "../engine/callint.js";
+import { type CallintAnswer, startedAnswer } from "../engine/callint.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
-import type { KeepRecord } from "../project/callint.js";
+import { createRunningSet, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
 import type { RunPool } from "./run-pool.js";
 import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from "./task.js";
@@ -68,7 +68,7 @@ export interface PythonChildren {
 }
 
 export function createPythonChildren(below: () => RunPool, place: TaskPlace): PythonChildren {
-  const running = new Set<Promise<unknown>>();
+  const running = createRunningSet();
   return {
     async run(request, { definition, project }, keep) {
       const { integration, input, runAsync, parent } = request;
@@ -99,19 +99,10 @@ export function createPythonChildren(below: () => RunPool, place: TaskPlace): Py
           return result;
         });
       running.add(ended);
-      void ended.finally(() => running.delete(ended)).catch(() => {});
       if (async) {
         const start = await Promise.race([started, ended]);
         // A task that could not run the child has no 202: its failure is the answer.
-        if (start.accepted)
-          return {
-            runId: start.runId,
-            integration,
-            status: "running",
-            durationMs: 0,
-            output: start.accepted,
-            masked: [],
-          };
+        if (start.accepted) return startedAnswer(start.runId, integration, start.accepted);
       }
       const result = await ended;
       return {
@@ -123,9 +114,7 @@ export function createPythonChildren(below: () => RunPool, place: TaskPlace): Py
         masked: result.maskedValues ?? [],
       };
     },
-    async settled() {
-      while (running.size) await Promise.allSettled([...running]);
-    },
+    settled: running.settled,
   };
 }
 

@@ -1,7 +1,12 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { LoadedDefinition } from "../definition/load.js";
 import type { Definition } from "../definition/types.js";
-import type { CallintAnswer, CallintRequest, CallintRunner } from "../engine/callint.js";
+import {
+  type CallintAnswer,
+  type CallintRequest,
+  type CallintRunner,
+  startedAnswer,
+} from "../engine/callint.js";
 import type { RunRecord } from "../engine/record.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { type RunOptions, startIntegration } from "../engine/run.js";
@@ -12,6 +17,20 @@ import type { HistoryStore } from "../history/store.js";
 import { suggestion } from "../suggest.js";
 import type { Project } from "./project.js";
 import { formatIssueList, isBlocking, issuesOf } from "./usable.js";
+
+/** Children that run on: `settled` resolves once every one has ended, those added meanwhile too. */
+export function createRunningSet(): { add(ended: Promise<unknown>): void; settled(): Promise<void> } {
+  const running = new Set<Promise<unknown>>();
+  return {
+    add(ended) {
+      running.add(ended);
+      void ended.finally(() => running.delete(ended)).catch(() => {});
+    },
+    async settled() {
+      while (running.size) await Promise.allSettled([...running]);
+    },
+  };
+}
 
 /** Where a callint child's records go: the parent's history, as each is made (a running one, then its end). */
 export type KeepRecord = (record: RunRecord) => void;
@@ -41,7 +60,7 @@ export function createCallintRunner(
     python?: ((request: CallintRequest, definition: Definition) => Promise<CallintAnswer>) | undefined;
   },
 ): { run: CallintRunner; settled(): Promise<void> } {
-  const running = new Set<Promise<unknown>>();
+  const running = createRunningSet();
   const run: CallintRunner = async (request) => {
     const { integration: name, input, runAsync, parent } = request;
     const loaded = usableChild(project, name);
@@ -74,16 +93,7 @@ export function createCallintRunner(
       return result;
     });
     running.add(ended);
-    void ended.finally(() => running.delete(ended)).catch(() => {});
-    if (child.accepted)
-      return {
-        runId: child.runId,
-        integration: name,
-        status: "running",
-        durationMs: 0,
-        output: child.accepted,
-        masked: [],
-      };
+    if (child.accepted) return startedAnswer(child.runId, name, child.accepted);
     const result = await ended;
     return {
       runId: result.runId,
@@ -96,9 +106,7 @@ export function createCallintRunner(
   };
   return {
     run,
-    async settled() {
-      while (running.size) await Promise.allSettled([...running]);
-    },
+    settled: running.settled,
   };
 }
 
