@@ -13,7 +13,10 @@ import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from ".
  */
 export interface PythonTask {
   remoteCalls: boolean;
-  /** It may call integrations, which may be Python ones: the pool one callint level down starts with it. */
+  /**
+   * Its Python cells may call integrations, which may be Python ones: the pool one callint level down
+   * starts with it. (The children of a JavaScript run run in its worker.)
+   */
   callsIntegrations: boolean;
 }
 
@@ -28,7 +31,7 @@ export function pythonTask(definition: Definition, project: Project): PythonTask
     return { remoteCalls: callsIntegrations || mayCall(definition, "calladapter"), callsIntegrations };
   }
   return hasPython(project) && mayCall(definition, "callint")
-    ? { remoteCalls: true, callsIntegrations: true }
+    ? { remoteCalls: true, callsIntegrations: false }
     : undefined;
 }
 
