@@ -67,10 +67,12 @@ export function watchStuckCells(
         continue;
       }
       const task = Atomics.load(tasks, slot);
-      if (task === 0 || now <= (deadlines[slot] as number) + graceMs) continue;
+      const deadline = deadlines[slot] as number;
+      if (task === 0 || now <= deadline + graceMs) continue;
       const worker = threads().find((thread) => thread.threadId === owner);
-      // A cell that ended as we looked, or a worker already on its way out.
-      if (!worker || ending.has(owner) || Atomics.load(tasks, slot) !== task) continue;
+      // A cell that ended or began as we looked (its task's next one), or a worker already on its way out.
+      const same = Atomics.load(tasks, slot) === task && deadlines[slot] === deadline;
+      if (!worker || ending.has(owner) || !same) continue;
       ending.add(owner);
       if (running.has(task)) stopped.add(task);
       void worker.terminate();
