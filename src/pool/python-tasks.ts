@@ -14,8 +14,8 @@ import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from ".
 export interface PythonTask {
   remoteCalls: boolean;
   /**
-   * Its Python cells may call integrations, which may be Python ones: the pool one callint level down
-   * starts with it. (The children of a JavaScript run run in its worker.)
+   * Python cells of it, or of its children in its worker, may call integrations, which may be Python ones:
+   * the pool one callint level down starts with it.
    */
   callsIntegrations: boolean;
 }
@@ -30,21 +30,30 @@ export function pythonTask(definition: Definition, project: Project): PythonTask
     const callsIntegrations = mayCall(definition, "callint");
     return { remoteCalls: callsIntegrations || mayCall(definition, "calladapter"), callsIntegrations };
   }
-  return hasPython(project) && mayCall(definition, "callint")
-    ? { remoteCalls: true, callsIntegrations: false }
+  const python = pythonOf(project);
+  return python.any && mayCall(definition, "callint")
+    ? { remoteCalls: true, callsIntegrations: python.calling }
     : undefined;
 }
 
-const projectsWithPython = new WeakMap<Project, boolean>();
-
 /** Whether the project has Python definitions. */
 export function hasPython(project: Project): boolean {
-  let has = projectsWithPython.get(project);
-  if (has === undefined) {
-    has = project.definitions.some((loaded) => loaded.value?.language === "python");
-    projectsWithPython.set(project, has);
+  return pythonOf(project).any;
+}
+
+const projectsPython = new WeakMap<Project, { any: boolean; calling: boolean }>();
+
+/** Whether a project has Python definitions, and whether one of them may call integrations. */
+function pythonOf(project: Project): { any: boolean; calling: boolean } {
+  let known = projectsPython.get(project);
+  if (!known) {
+    const python = project.definitions.flatMap((loaded) =>
+      loaded.value?.language === "python" ? [loaded.value] : [],
+    );
+    known = { any: python.length > 0, calling: python.some((definition) => mayCall(definition, "callint")) };
+    projectsPython.set(project, known);
   }
-  return has;
+  return known;
 }
 
 /** Where a Python run's task ran, which its children run as: the project's load and the run's systems. */

@@ -6,31 +6,49 @@ import { errorMessage } from "../errors.js";
 import type { RemoteAnswer, RemoteCall, RemoteCallintRequest } from "./task.js";
 
 /**
+ * How long past the cell's deadline an answer is waited for: a calladapter gives up at the deadline on the
+ * other side and says why (its outcome is unknown), which the cell's history should have. Well within the
+ * grace a stuck cell gets before its worker is ended (run-pool.ts).
+ */
+const answerGraceMs = 250;
+
+type Answer = RemoteAnswer & { id: number; value?: unknown };
+
+/**
  * A worker's side of a Python run's remote calls: each is posted on the task's port, then the thread waits
  * blocked on the task's flag until the other side has posted the answer, which it takes off the port at
  * once. A callint child's records are written where it ran.
  */
-/**
- * How long past the cell's deadline an answer is waited for: the other side gives up at the deadline and
- * says why (a call whose outcome is unknown), which the cell's history should have. Well within the grace
- * a stuck cell gets before its worker is ended (stuck-cells.ts).
- */
-const answerGraceMs = 250;
-
 export function remoteCallsOver(port: MessagePort, calls: SharedArrayBuffer): RemoteCalls {
   const flag = new Int32Array(calls);
   let lastId = 0;
-  const call = (message: RemoteCall, waitMs: number): RemoteAnswer & { value?: unknown } => {
+  // The answer to call `id` if it has come; answers to calls that gave up before it are dropped.
+  const take = (id: number): Answer | undefined => {
+    for (;;) {
+      const answer = receiveMessageOnPort(port)?.message as Answer | undefined;
+      if (!answer || answer.id === id) return answer;
+    }
+  };
+  // Call `id`'s answer, waited for blocked until `until`. A late answer to an earlier call wakes the thread
+  // too, and it waits again; the flag is cleared before the port is read again, so that an answer posted
+  // in between is not missed.
+  const answerTo = (id: number, until: number): Answer | undefined => {
+    for (;;) {
+      const answer = take(id);
+      if (answer) return answer;
+      Atomics.store(flag, 0, 0);
+      const posted = take(id);
+      if (posted) return posted;
+      const left = until - performance.now();
+      if (left <= 0 || Atomics.wait(flag, 0, 0, left) === "timed-out") return take(id);
+    }
+  };
+  const call = (message: RemoteCall, waitMs: number): Answer => {
     const id = ++lastId;
-    Atomics.store(flag, 0, 0);
+    const until = performance.now() + Math.max(0, waitMs) + answerGraceMs;
     port.postMessage({ ...message, id });
-    if (Atomics.wait(flag, 0, 0, Math.max(0, waitMs) + answerGraceMs) === "timed-out")
-      throw new Error(`${message.kind}: no answer within the cell's time`);
-    // The answer to this call: one to a call that timed out before may come first, and is dropped.
-    let answer: (RemoteAnswer & { id: number }) | undefined;
-    do answer = receiveMessageOnPort(port)?.message as (RemoteAnswer & { id: number }) | undefined;
-    while (answer && answer.id !== id);
-    if (!answer) throw new Error(`${message.kind}: the answer was lost`);
+    const answer = answerTo(id, until);
+    if (!answer) throw new Error(`${message.kind}: no answer within the cell's time`);
     if ("error" in answer) throw new Error(answer.error);
     return answer;
   };

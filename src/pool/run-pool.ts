@@ -123,6 +123,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   });
   // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
   pool.on("error", (error: unknown) => options.logError?.(error));
+  pool.on("workerDestroy", () => stuck.freeEnded());
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: TaskName, error: unknown, startedId?: string) =>
     failedRunResult(task, error, startedId, createScrubber(secrets()));
@@ -147,18 +148,21 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       const poolTask = python && stuck.begin();
       const done = () => poolTask !== undefined && stuck.end(poolTask);
       let answer: RunTaskResult | RunTaskError;
+      let answered = false;
       try {
         answer = await pool.run(
           { ...task, port: talk.port, calls: talk.calls, poolTask },
           talk.port ? { transferList: [talk.port] } : undefined,
         );
+        answered = true;
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
         const stopped = poolTask !== undefined && stuck.stopped(poolTask);
         return failed(task, workerEnd(error, stopped), talk.startedId());
       } finally {
-        // A run's async children may go on after it, in its worker, with its port and its task's number.
-        if (onLaterChild) talk.whenLetGo(done);
+        // A run's async children may go on after it, in its worker, with its port and its task's number. A
+        // task that got no answer has no worker that holds its port.
+        if (onLaterChild && answered) talk.whenLetGo(done);
         else {
           done();
           talk.close();
@@ -190,6 +194,13 @@ function taskTalk(
   const channel = onStarted || answer ? new MessageChannel() : undefined;
   const calls = answer && new SharedArrayBuffer(4);
   let startedId: string | undefined;
+  // Listened for from the start: the worker may let go of the port before its answer comes.
+  let letGo = !channel;
+  const afterLetGo: (() => void)[] = [];
+  channel?.port1.once("close", () => {
+    letGo = true;
+    for (const done of afterLetGo.splice(0)) done();
+  });
   channel?.port1.on("message", (message: RunStarted | (RemoteCall & { id: number })) => {
     if (!("kind" in message)) {
       startedId = message.runId;
@@ -202,8 +213,8 @@ function taskTalk(
     startedId: () => startedId,
     /** Calls `done` once the worker has let go of the port (or ended), or at once when there is none. */
     whenLetGo(done: () => void) {
-      if (channel) channel.port1.once("close", done);
-      else done();
+      if (letGo) done();
+      else afterLetGo.push(done);
     },
     close: () => channel?.port1.close(),
   };

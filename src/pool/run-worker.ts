@@ -21,7 +21,7 @@ const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
 laterChildren?.unref();
 if (data.stuckCells) reportCellsTo(reportCellsOn(data.stuckCells));
-// Opening the project awaits the same load; a worker that only ever runs JavaScript never imports it.
+// Opening the project awaits the same load; a worker of a project without Python never loads Pyodide.
 if (data.python)
   import("../python/runtime.js")
     .then(({ loadPython }) => loadPython())

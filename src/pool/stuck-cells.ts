@@ -17,6 +17,8 @@ export interface StuckCellWatch {
   stopped(task: number): boolean;
   /** The task has ended. */
   end(task: number): void;
+  /** Frees the slots of workers that ended (piscina says when one does, not which: its id is gone). */
+  freeEnded(): void;
   close(): void;
 }
 
@@ -54,18 +56,22 @@ export function watchStuckCells(
   let next = 0;
   let sweeping: NodeJS.Timeout | undefined;
 
-  const sweep = () => {
-    const now = performance.timeOrigin + performance.now();
+  const freeEnded = () => {
     const alive = new Set(threads().map((thread) => thread.threadId));
     for (let slot = 0; slot < slots; slot++) {
       const owner = Atomics.load(owners, slot);
-      if (owner !== 0 && !alive.has(owner)) {
-        // A worker that ended, however it did: its slot is free again.
-        Atomics.store(tasks, slot, 0);
-        Atomics.store(owners, slot, 0);
-        ending.delete(owner);
-        continue;
-      }
+      if (owner === 0 || alive.has(owner)) continue;
+      Atomics.store(tasks, slot, 0);
+      Atomics.store(owners, slot, 0);
+      ending.delete(owner);
+    }
+  };
+
+  const sweep = () => {
+    freeEnded();
+    const now = performance.timeOrigin + performance.now();
+    for (let slot = 0; slot < slots; slot++) {
+      const owner = Atomics.load(owners, slot);
       const task = Atomics.load(tasks, slot);
       const deadline = deadlines[slot] as number;
       if (task === 0 || now <= deadline + graceMs) continue;
@@ -88,6 +94,7 @@ export function watchStuckCells(
       return next;
     },
     stopped: (task) => stopped.has(task),
+    freeEnded,
     end(task) {
       running.delete(task);
       stopped.delete(task);
