@@ -1,16 +1,6 @@
+import { serviceRequestHooks } from "../definition/types.js";
 import { about, type GlyueRow, type GlyueTableName, isEmpty } from "./glyue-export.js";
 import type { ImportReportItem } from "./report.js";
-
-const serviceRequestHooks = [
-  "before_prepare_request_hook",
-  "after_prepare_request_success_hook",
-  "after_prepare_request_failure_hook",
-  "before_execute_request_hook",
-  "after_execute_request_success_hook",
-  "after_execute_request_failure_hook",
-  "after_overall_success_hook",
-  "after_overall_failure_hook",
-];
 
 const noSubRequests = "bass has no sub-requests; not carried over";
 const messageName = "bass names a step by its own name in messages; not carried over";

@@ -16,22 +16,49 @@ on_success_hook: |
   output.payload = {"ok": True}
 `;
 
+type ServeApp = Awaited<ReturnType<typeof createServeApp>>;
+
+/** serve's handler over a project of these files, closed when the test ends. */
+async function serveProject(files: Record<string, string>): Promise<ServeApp> {
+  const dir = createTempDir(files);
+  const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+  onTestFinished(() => app.close());
+  return app;
+}
+
+/** A POST to serve's handler, with `payload` as its JSON body when there is one. */
+function post(app: ServeApp, url: string, payload?: unknown) {
+  const json = payload !== undefined;
+  return app.handle({
+    method: "POST",
+    url,
+    headers: { host: "127.0.0.1:3000", ...(json ? { "content-type": "application/json" } : {}) },
+    body: json ? Buffer.from(JSON.stringify(payload)) : new Uint8Array(),
+  });
+}
+
+/** An answer's status and JSON body. */
+function statusAndBody(reply: { status: number; body: string | Uint8Array }): [number, unknown] {
+  return [reply.status, JSON.parse(Buffer.from(reply.body).toString())];
+}
+
+/** A run's record, once serve's history has written it. */
+async function recordOf(app: ServeApp, runId: string | undefined): Promise<RunRecord> {
+  await app.history.flush();
+  return (await app.history.read(runId as string)) as RunRecord;
+}
+
 describe("Python integrations in serve's worker threads", () => {
   it("ends a worker whose cell is stuck in one long call past its deadline: 504, and the next run is answered", async () => {
-    const dir = createTempDir({
+    const app = await serveProject({
       "bass.config.yaml":
         "systems: {}\nlimits:\n  cell_timeout_ms: 200\n  run_timeout_ms: 300\nserve:\n  workers: 1\n",
       "integrations/stuck.yaml": stuck,
       "integrations/quick.yaml": quick,
     });
-    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
-    onTestFinished(() => app.close());
-    const post = (url: string) =>
-      app.handle({ method: "POST", url, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
-    const stopped = await post("/stuck");
+    const stopped = await post(app, "/stuck");
     expect(stopped.status).toBe(504);
-    await app.history.flush();
-    const record = (await app.history.read(stopped.runId as string)) as RunRecord;
+    const record = await recordOf(app, stopped.runId);
     expect(record.items).toEqual([
       expect.objectContaining({
         kind: "FAILURE",
@@ -42,14 +69,14 @@ describe("Python integrations in serve's worker threads", () => {
         },
       }),
     ]);
-    const after = await post("/quick");
-    expect([after.status, JSON.parse(Buffer.from(after.body).toString())]).toEqual([200, { ok: true }]);
+    const after = await post(app, "/quick");
+    expect(statusAndBody(after)).toEqual([200, { ok: true }]);
   }, 30_000);
 });
 
 describe("callint and calladapter in Python cells under serve", () => {
   it("calls a system and other integrations through serve's thread, the embedded mock core too", async () => {
-    const dir = createTempDir({
+    const app = await serveProject({
       "bass.config.yaml":
         'systems:\n  echo:\n    adapter: echo\n  core:\n    adapter: http\n    base_url: "mockcore:"\nserve:\n  workers: 1\n',
       "integrations/person.yaml": `name: person
@@ -73,20 +100,9 @@ on_success_hook: |
   output.payload = {"echoed": echoed.response.payload.a, "child": child.status, "name": child.payload.name}
 `,
     });
-    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
-    onTestFinished(() => app.close());
-    const reply = await app.handle({
-      method: "POST",
-      url: "/parent",
-      headers: { host: "127.0.0.1:3000" },
-      body: new Uint8Array(),
-    });
-    expect([reply.status, JSON.parse(Buffer.from(reply.body).toString())]).toEqual([
-      200,
-      { echoed: 1, child: 200, name: "Ada" },
-    ]);
-    await app.history.flush();
-    const parent = (await app.history.read(reply.runId as string)) as RunRecord;
+    const reply = await post(app, "/parent");
+    expect(statusAndBody(reply)).toEqual([200, { echoed: 1, child: 200, name: "Ada" }]);
+    const parent = await recordOf(app, reply.runId);
     expect(parent.items.map((item) => item.kind)).toEqual(["INPUT", "REQUEST", "CALLINT", "OUTPUT"]);
     const callint = parent.items.find((item) => item.kind === "CALLINT");
     const child = await app.history.read((callint as { run_id: string }).run_id);
@@ -142,18 +158,9 @@ cases:
   };
 
   it("run in workers of their own under serve, where they make calls too", async () => {
-    const dir = createTempDir(files);
-    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
-    onTestFinished(() => app.close());
-    const post = (url: string, n: number) =>
-      app.handle({
-        method: "POST",
-        url,
-        headers: { host: "127.0.0.1:3000", "content-type": "application/json" },
-        body: Buffer.from(JSON.stringify({ n })),
-      });
-    const answer = await post("/parent", 4);
-    expect([answer.status, JSON.parse(Buffer.from(answer.body).toString())]).toEqual([200, { n: 41 }]);
+    const app = await serveProject(files);
+    const answer = await post(app, "/parent", { n: 4 });
+    expect(statusAndBody(answer)).toEqual([200, { n: 41 }]);
     await app.history.flush();
     const runs = await Promise.all(
       ["parent", "middle", "leaf"].map(async (integration) => {
@@ -165,8 +172,8 @@ cases:
     expect(middle?.parent_run).toBe(parent?.id);
     expect(leaf?.parent_run).toBe(middle?.id);
     expect(leaf?.items.map((item) => item.kind)).toEqual(["INPUT", "REQUEST", "OUTPUT"]);
-    const fromJavaScript = await post("/caller", 2);
-    expect(JSON.parse(Buffer.from(fromJavaScript.body).toString())).toEqual({ n: 21 });
+    const fromJavaScript = await post(app, "/caller", { n: 2 });
+    expect(statusAndBody(fromJavaScript)).toEqual([200, { n: 21 }]);
   }, 60_000);
 
   it("do the same under bass run and bass test", async () => {
@@ -197,7 +204,7 @@ cases:
 
 describe("an async Python child of a JavaScript run under serve", () => {
   it("makes its calls after its parent has answered", async () => {
-    const dir = createTempDir({
+    const app = await serveProject({
       "slow.mjs":
         "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 300));\n  return { success: true, status: 200, payload: {}, messages: [] };\n}\n",
       "bass.config.yaml":
@@ -219,14 +226,7 @@ on_success_hook: |
   output.payload = {"a": echoed.response.payload.a}
 `,
     });
-    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
-    onTestFinished(() => app.close());
-    const answer = await app.handle({
-      method: "POST",
-      url: "/parent",
-      headers: { host: "127.0.0.1:3000" },
-      body: new Uint8Array(),
-    });
+    const answer = await post(app, "/parent");
     const { run } = JSON.parse(Buffer.from(answer.body).toString());
     let record: RunRecord | undefined;
     for (let tries = 0; tries < 250 && (record === undefined || record.status === "running"); tries++) {
@@ -241,7 +241,7 @@ on_success_hook: |
 
 describe("a Python cell waiting for a call", () => {
   it("gives up at its own time limit, the call's outcome unknown, and its worker goes on answering", async () => {
-    const dir = createTempDir({
+    const app = await serveProject({
       "slow.mjs":
         "export async function execute() {\n  await new Promise((resolve) => setTimeout(resolve, 1500));\n  return { success: true, status: 200, payload: { late: true }, messages: [] };\n}\n",
       "bass.config.yaml":
@@ -254,14 +254,9 @@ before_hook: |
 `,
       "integrations/quick.yaml": quick,
     });
-    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
-    onTestFinished(() => app.close());
-    const post = (url: string) =>
-      app.handle({ method: "POST", url, headers: { host: "127.0.0.1:3000" }, body: new Uint8Array() });
-    const hurried = await post("/hurried");
+    const hurried = await post(app, "/hurried");
     expect(hurried.status, Buffer.from(hurried.body).toString()).toBe(504);
-    await app.history.flush();
-    const record = (await app.history.read(hurried.runId as string)) as RunRecord;
+    const record = await recordOf(app, hurried.runId);
     expect(record.items.find((item) => item.kind === "REQUEST")).toMatchObject({
       label: "found",
       response: {
@@ -273,8 +268,8 @@ before_hook: |
       error: { code: "cell_timeout", message: "hurried: before_hook: the cell ran past its time limit" },
     });
     // The same worker answers: it was not ended as stuck.
-    const after = await post("/quick");
-    expect([after.status, JSON.parse(Buffer.from(after.body).toString())]).toEqual([200, { ok: true }]);
+    const after = await post(app, "/quick");
+    expect(statusAndBody(after)).toEqual([200, { ok: true }]);
   }, 30_000);
 });
 
