@@ -137,6 +137,11 @@ const bootstrap = String.raw`(host) => {
       for (let index = 0; index < value.length; index++) copy[index] = adopt(value[index], depth + 1);
       return copy;
     }
+    // Reading another realm's prototype is slow, its constructor is not: plain objects, by far the most
+    // common, are told apart by it, and anything else is looked at by its prototype.
+    const made = value.constructor;
+    if (made === Object) return adoptWithin(value, depth);
+    if (made === host.Object) return copyPlain(value, depth);
     const prototype = Object.getPrototypeOf(value);
     if (realmPrototypes.has(prototype)) return adoptWithin(value, depth);
     if (prototype !== host.objectPrototype) {
@@ -147,6 +152,20 @@ const bootstrap = String.raw`(host) => {
         return new Map(Array.from(value, ([key, item]) => [adopt(key, depth + 1), adopt(item, depth + 1)]));
       if (host.isSet(value)) return new Set(Array.from(value, (item) => adopt(item, depth + 1)));
     }
+    return copyKeys(value, depth);
+  };
+  // A plain object of bass's realm has only its own names to enumerate, and for-in reads them from a
+  // cache where Object.keys, given another realm's object, does not.
+  const copyPlain = (value, depth) => {
+    const copy = {};
+    for (const key in value) {
+      const item = adopt(value[key], depth + 1);
+      if (key in copy) own(copy, key, item);
+      else copy[key] = item;
+    }
+    return copy;
+  };
+  const copyKeys = (value, depth) => {
     const copy = {};
     for (const key of Object.keys(value)) {
       const item = adopt(value[key], depth + 1);
@@ -354,6 +373,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
     now: () => performance.now(),
     objectPrototype: Object.prototype,
+    Object,
     isDate,
     isMap,
     isSet,

@@ -1,5 +1,5 @@
-import { randomFillSync } from "node:crypto";
 import { decodeTime, monotonicFactory } from "ulid";
+import { createRandomPool } from "../random-pool.js";
 
 const maxTime = 2 ** 48 - 1;
 // 48 bits of time fill 10 characters of 5 bits with 2 to spare, so the first character is at most 7;
@@ -8,18 +8,11 @@ const runIdPattern = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
 /**
  * ulid's own source of randomness asks the system for one byte per character (16 calls an id); this one
- * fills a buffer at a time and hands its bytes out in turn, each as a fraction in [0, 1) as ulid wants.
+ * takes them from a pool, each as a fraction in [0, 1) as ulid wants.
  */
 export function pooledRandom(size = 4096): () => number {
-  const bytes = new Uint8Array(size);
-  let next = size;
-  return () => {
-    if (next === size) {
-      randomFillSync(bytes);
-      next = 0;
-    }
-    return (bytes[next++] ?? 0) / 256;
-  };
+  const pool = createRandomPool(size);
+  return () => pool.byte() / 256;
 }
 
 // One factory per process: the same millisecond, or a clock that stepped back, continues from the

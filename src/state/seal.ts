@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv } from "node:crypto";
+import { createRandomPool } from "../random-pool.js";
 
 /**
  * What bass keeps at rest that must not be read from its files (stored answers, a run's request), sealed
@@ -18,9 +19,11 @@ const prefix = "v1.";
 
 export function createSealer(key: Uint8Array): Sealer {
   if (key.byteLength !== 32) throw new RangeError("a state key is 32 bytes");
+  // Random 96-bit IVs, each handed out once, as GCM asks; from a pool, since serve seals every request.
+  const random = createRandomPool();
   return {
     seal(plain, context) {
-      const iv = randomBytes(ivBytes);
+      const iv = random.bytes(ivBytes);
       const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(context, "utf8"));
       const data = Buffer.concat([cipher.update(plain), cipher.final()]);
       return prefix + Buffer.concat([iv, cipher.getAuthTag(), data]).toString("base64");

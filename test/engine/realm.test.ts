@@ -117,6 +117,31 @@ service_requests:
     );
     expect(result.output.payload).toEqual([true, true, true, true]);
   });
+
+  it("copies keys named like Object.prototype's members as data, whatever their values", async () => {
+    const payload = JSON.parse(
+      '{"constructor": {"name": "c"}, "__proto__": {"polluted": true}, "toString": 1, "hasOwnProperty": "h", "nested": {"constructor": "x"}}',
+    );
+    const result = await runDefinition(
+      `name: a
+on_success_hook: |
+  const p = input.payload
+  output.payload = {
+    keys: Object.keys(p),
+    realm: [p, p.nested, p.constructor, p["__proto__"]].map((value) => Object.getPrototypeOf(value) === Object.prototype),
+    polluted: p.polluted === undefined && ({}).polluted === undefined,
+    values: [p.constructor.name, p.toString, p.hasOwnProperty, p.nested.constructor],
+  }
+`,
+      { payload },
+    );
+    expect(result.output.payload).toEqual({
+      keys: ["constructor", "__proto__", "toString", "hasOwnProperty", "nested"],
+      realm: [true, true, true, true],
+      polluted: true,
+      values: ["c", 1, "h", "x"],
+    });
+  });
 });
 
 describe("what bass writes into a cell's objects is of the realm too", () => {
