@@ -1,13 +1,12 @@
 import { resolve } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { type Cassette, createRecorder } from "../adapters/cassette.js";
-import type { RunResult } from "../engine/run.js";
 import { writeFileAtomic } from "../write-atomic.js";
 
 export interface RunRecording {
   resolve: AdapterResolver;
-  /** Writes the run's exchanges, masked, to the cassette file. */
-  save(result: RunResult, integration: string): Promise<void>;
+  /** Writes the run's exchanges, masked with `mask` (a copy masked as the run's record is), to the cassette file. */
+  save(mask: <T>(value: T) => T, integration: string): Promise<void>;
 }
 
 /** `--record FILE`: keeps every adapter exchange of the run, for a cassette that `--replay` answers from. */
@@ -15,13 +14,13 @@ export function createRunRecording(adapters: AdapterResolver, file: string, cwd:
   const recorder = createRecorder(adapters);
   return {
     resolve: recorder.resolve,
-    async save(result, integration) {
+    async save(mask, integration) {
       const cassette: Cassette = {
         integration,
         recorded_at: new Date().toISOString(),
         exchanges: recorder.exchanges,
       };
-      await writeFileAtomic(resolve(cwd, file), await format(file, result.mask(cassette)));
+      await writeFileAtomic(resolve(cwd, file), await format(file, mask(cassette)));
     },
   };
 }

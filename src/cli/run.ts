@@ -1,14 +1,15 @@
 import { resolve } from "node:path";
-import type { AdapterResolver } from "../adapters/adapter.js";
 import { mayCall } from "../definition/cells.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
-import type { Definition } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import { createScrubber } from "../engine/masks.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
-import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
+import type { RunInput, RunOptions } from "../engine/run.js";
+import { copyOf } from "../engine/snapshot.js";
+import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
+import type { HistoryStore } from "../history/store.js";
 import { pythonTask } from "../pool/python-tasks.js";
-import type { RunStarted } from "../pool/task.js";
 import {
   type AdapterChoice,
   createProjectAdapters,
@@ -16,10 +17,13 @@ import {
   readMockFile,
 } from "../project/adapters.js";
 import { openProjectCache, type ProjectCache } from "../project/cache.js";
-import { runOnThisThread } from "../project/callint.js";
 import { openHistory, openProject, type Project } from "../project/open.js";
 import { assertUsable, formatWarnings, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
+import type { RunStarted } from "../runner/messages.js";
+import { createTaskPlace } from "../runner/run-task.js";
+import { type PythonTask, type Runner, recordOf } from "../runner/runner.js";
+import { createThreadRunner } from "../runner/thread-runner.js";
 import type { Output } from "./output.js";
 import { renderItemData, renderRecord } from "./render-record.js";
 import { type ReadInputOptions, readRunInput } from "./run-input.js";
@@ -105,34 +109,110 @@ export async function runLoaded(
 ): Promise<number> {
   const name = definition.value.name;
   const { choice, cause } = options;
+  const history = openHistory(project);
+  const vaults = projectVaults(project, options.env);
   // Python cells, its own or its callint children's, run in a worker thread: their calls go through this
   // one, whose event loop stays free.
-  if (options.isolate || pythonTask(definition.value, project))
-    return runIsolated(
-      name,
-      input,
-      choice,
-      { project, options, cause, definition: definition.value },
+  const python = pythonTask(definition.value, project);
+  const prepared =
+    options.isolate || python
+      ? await isolatedRunner(project, { history, vaults, choice, python, options })
+      : await threadRunner(project, project.compile(definition), { vaults, choice, options });
+  const { runner, recording } = prepared;
+  try {
+    let accepted: OutputData | undefined;
+    // An async run's record exists from its start (SPEC §4.9): on disk before the run goes on.
+    const onStarted = (started: RunStarted) => {
+      accepted = started.accepted;
+      history.writeLine(started.runId, started.startedLine);
+      return history.flush();
+    };
+    const task = { version: 1, integration: name, input, ...cause, choice, returnRecord: true };
+    const result = await runner.run({ ...task, mockcoreUrl: prepared.mockcoreUrl }, onStarted, python);
+    for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
+    history.writeLine(result.runId, result.recordLine);
+    const scrub = createScrubber([...(result.maskedValues ?? []), ...project.secrets]);
+    await recording?.save((value) => scrub(copyOf(value)), name);
+    // The run is shown first: its systems were called, whether or not its record could be kept.
+    await printRun(
+      recordOf(result),
+      accepted,
+      { json: options.json, verbose: options.verbose ?? false },
       output,
     );
-  const integration = project.compile(definition);
+    await history.flush();
+    return result.status === "success" ? 0 : 1;
+  } finally {
+    await runner.close();
+    await prepared.close();
+  }
+}
+
+/** A runner for `bass run`, with what it started for it (closed after the run) and where a run records. */
+interface PreparedRunner {
+  runner: Runner;
+  /** The embedded mock core of this thread, for a worker's live run. */
+  mockcoreUrl: string | undefined;
+  recording: RunRecording | undefined;
+  close(): Promise<void>;
+}
+
+/** The run on this thread, its systems started here and checked before it runs; `--record` keeps its calls. */
+async function threadRunner(
+  project: Project,
+  integration: CompiledIntegration,
+  { vaults, choice, options }: { vaults: VaultStore; choice: AdapterChoice; options: LoadedRunOptions },
+): Promise<PreparedRunner> {
   const adapters = createProjectAdapters(project);
   try {
     const resolved = withWaitingLine(await adapters.resolverFor(choice), options.progress);
     // An adapter bass cannot call stops the run here, before it starts.
     for (const request of integration.serviceRequests) resolved(request.system);
     const recording = options.record ? createRunRecording(resolved, options.record, options.cwd) : undefined;
-    const show = { json: options.json, verbose: options.verbose ?? false };
-    return await runWith(
-      integration,
-      input,
-      resolved,
-      { project, env: options.env, recording, show, cause },
-      output,
-    );
-  } finally {
+    const resolve = recording?.resolve ?? resolved;
+    const runner = createThreadRunner(createTaskPlace(project, { resolverFor: () => resolve, vaults }));
+    return { runner, mockcoreUrl: undefined, recording, close: () => adapters.close() };
+  } catch (error) {
     await adapters.close();
+    throw error;
   }
+}
+
+/**
+ * `--isolate`, and a run with Python cells: the run in a worker thread with the heap limit, as serve runs
+ * it; a run that outgrows it fails (a worker_died record), and bass goes on to say so.
+ */
+async function isolatedRunner(
+  project: Project,
+  where: {
+    history: HistoryStore;
+    vaults: VaultStore;
+    choice: AdapterChoice;
+    python: PythonTask | undefined;
+    options: LoadedRunOptions;
+  },
+): Promise<PreparedRunner> {
+  const { history, vaults, choice, python, options } = where;
+  if (options.record)
+    throw new BassError(
+      "USAGE",
+      `--record cannot be used with ${python ? "an integration that may run Python cells, which runs in a worker thread" : "--isolate"}`,
+    );
+  const { createRunPool } = await import("../pool/run-pool.js");
+  const { createRemoteHandler } = await import("../pool/remote-handler.js");
+  // Python cells' calladapter and callint are made here; a live run's worker uses this thread's mock core.
+  const adapters = python?.remoteCalls ? createProjectAdapters(project) : undefined;
+  const remote =
+    adapters &&
+    createRemoteHandler({
+      current: () => ({ project, adapters, vaults }),
+      keep: (record) => history.write(record),
+      waitForChildren: true,
+    });
+  if (adapters && choice.kind === "live") await adapters.resolverFor(choice);
+  const mockcoreUrl = await adapters?.mockcoreUrl();
+  const runner = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1, remote });
+  return { runner, mockcoreUrl, recording: undefined, close: async () => adapters?.close() };
 }
 
 /** `--mock FILE`, `--replay FILE`, or the project's systems. */
@@ -161,93 +241,6 @@ async function adapterChoice(options: RunCommandOptions, cache: ProjectCache): P
       source: options.replay,
     };
   return { kind: "live" };
-}
-
-async function runWith(
-  integration: CompiledIntegration,
-  input: RunInput,
-  adapters: AdapterResolver,
-  context: { project: Project; env: Env; recording: RunRecording | undefined; show: Show; cause: RunCause },
-  output: Output,
-): Promise<number> {
-  const { project, recording } = context;
-  const history = openHistory(project);
-  const resolve = recording?.resolve ?? adapters;
-  const vaults = projectVaults(project, context.env);
-  const here = runOnThisThread(project, { adapters: resolve, history, vaults });
-  const run = startIntegration(integration, input, { ...here.options, ...context.cause });
-  if (run.started) {
-    // An async run's record exists from its start (SPEC §4.9): on disk before the run can end.
-    history.write(run.started);
-    await history.flush();
-  }
-  const result = await run.completion;
-  history.write(result.record);
-  // Async callint children go on after their parent: bass run waits for them, as it does for itself.
-  await here.settled();
-  await recording?.save(result, integration.name);
-  // The run is shown first: its systems were called, whether or not its record could be kept.
-  await printRun(result.record, run.accepted, context.show, output);
-  await history.flush();
-  return result.status === "success" ? 0 : 1;
-}
-
-/**
- * `--isolate`: the run in a worker thread with the heap limit, as serve runs it; a run that outgrows it
- * fails (a worker_died record), and bass goes on to say so.
- */
-async function runIsolated(
-  name: string,
-  input: RunInput,
-  choice: AdapterChoice,
-  context: { project: Project; options: LoadedRunOptions; cause: RunCause; definition: Definition },
-  output: Output,
-): Promise<number> {
-  const { project, options } = context;
-  const python = pythonTask(context.definition, project);
-  if (options.record)
-    throw new BassError(
-      "USAGE",
-      `--record cannot be used with ${python ? "an integration that may run Python cells, which runs in a worker thread" : "--isolate"}`,
-    );
-  const history = openHistory(project);
-  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
-  const { createRemoteHandler } = await import("../pool/remote-handler.js");
-  // Python cells' calladapter and callint are made here; a live run's worker uses this thread's mock core.
-  const adapters = python?.remoteCalls ? createProjectAdapters(project) : undefined;
-  const vaults = projectVaults(project, options.env);
-  const remote =
-    adapters &&
-    createRemoteHandler({
-      current: () => ({ project, adapters, vaults }),
-      keep: (record) => history.write(record),
-      waitForChildren: true,
-    });
-  if (adapters && choice.kind === "live") await adapters.resolverFor(choice);
-  const mockcoreUrl = await adapters?.mockcoreUrl();
-  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers: 1, remote });
-  let accepted: OutputData | undefined;
-  try {
-    const task = { version: 1, integration: name, input, ...context.cause, choice };
-    const started = (run: RunStarted) => {
-      accepted = run.accepted;
-      history.writeLine(run.runId, run.startedLine);
-    };
-    const result = await pool.run({ ...task, mockcoreUrl, returnRecord: true }, started, python);
-    for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
-    history.writeLine(result.runId, result.recordLine);
-    await printRun(
-      recordOf(result),
-      accepted,
-      { json: options.json, verbose: options.verbose ?? false },
-      output,
-    );
-    await history.flush();
-    return result.status === "success" ? 0 : 1;
-  } finally {
-    await pool.close();
-    await adapters?.close();
-  }
 }
 
 /** How a run is printed: `--json`, `--verbose`. */

@@ -36,6 +36,8 @@ export interface RunState {
   files: RunFiles | undefined;
   /** When the cell running now times out (a `performance.now()` time). */
   cellDeadline: number;
+  /** An async run's work waits for this after its start (see RunOptions). */
+  startKept: PromiseLike<unknown> | undefined;
   /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */
   holds: (() => void)[] | undefined;
   /** Counts the cells that ended: a vault that opens after its cell ended is let go at once. */

@@ -49,6 +49,8 @@ export interface RunOptions {
   parent?: { runId: string; depth: number; namespace: unknown } | undefined;
   /** Overrides the definition's `run_async` (callint's `mode`). */
   runAsync?: boolean | undefined;
+  /** An async run's work waits for this too: its caller keeps the running record first (bass run). */
+  startKept?: PromiseLike<unknown> | undefined;
   /** The most the run may take, whatever its definition says: what is left of a callint parent's time. */
   timeLeftMs?: number | undefined;
   /** The project's vaults, for open_vault. */
@@ -137,6 +139,7 @@ export function startIntegration(
     files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,
     holds: undefined,
+    startKept: options.startKept,
     cellsEnded: 0,
     secrets: options.secrets,
     startedAt,
@@ -206,7 +209,10 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
   // record never holds what a mask hides (SPEC §4.8).
   (state, inputItem) => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
   // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
-  (state) => (state.runAsync ? new Promise((resolve) => setImmediate(resolve)) : undefined),
+  (state) =>
+    state.runAsync
+      ? Promise.all([new Promise((resolve) => setImmediate(resolve)), state.startKept])
+      : undefined,
   (state) => callOptional(state, state.integration.hooks.before_hook),
   (state) => {
     const masks = state.integration.inputMasks;
@@ -368,20 +374,82 @@ function fullpathOf(
 }
 
 function buildRecord(state: RunState, status: RunRecord["status"], clock: () => Date): RunRecord {
-  const started = state.startedAt;
   const ended = status === "running" ? null : clock().getTime();
+  return recordOf(state, status, ended);
+}
+
+/** What a record says of its run: the fields `recordOf` puts in their §5 order. */
+interface RecordParts {
+  id: string;
+  integration: { name: string };
+  trigger: RunTrigger;
+  startedAt: number;
+  startedText: string;
+  labels: readonly string[];
+  runAsync: boolean;
+  rerunOf: string | undefined;
+  parentRun: string | undefined;
+  items: readonly Item[];
+}
+
+/** The one place a run's record is built, also for a run that stopped before its engine could end it. */
+function recordOf(parts: RecordParts, status: RunRecord["status"], ended: number | null): RunRecord {
   return {
-    id: state.id,
-    integration: state.integration.name,
+    id: parts.id,
+    integration: parts.integration.name,
     status,
-    trigger: state.trigger,
-    started_at: state.startedText,
+    trigger: parts.trigger,
+    started_at: parts.startedText,
     ended_at: ended === null ? null : isoTime(ended),
-    duration_ms: ended === null ? null : ended - started,
-    labels: [...state.labels],
-    async: state.runAsync,
-    ...(state.rerunOf === undefined ? {} : { rerun_of: state.rerunOf }),
-    ...(state.parentRun === undefined ? {} : { parent_run: state.parentRun }),
-    items: [...state.items],
+    duration_ms: ended === null ? null : ended - parts.startedAt,
+    labels: [...parts.labels],
+    async: parts.runAsync,
+    ...(parts.rerunOf === undefined ? {} : { rerun_of: parts.rerunOf }),
+    ...(parts.parentRun === undefined ? {} : { parent_run: parts.parentRun }),
+    items: [...parts.items],
   };
+}
+
+/** Why a run stopped without its engine ending it, with the status its caller gets. */
+export interface RunStop {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/**
+ * The record and the answer of a run that stopped outside the engine's reach: the thread running it ended
+ * under it (out of memory, a stuck cell) or could not run it. No payloads; one FAILURE item says why; the
+ * caller masks the message. `runId` is the run's own when it had said its start.
+ */
+export function stoppedRun(
+  run: { integration: string; trigger: RunTrigger; rerunOf?: string | undefined },
+  stop: RunStop,
+  runId: string = createRunId(),
+): { record: RunRecord; output: OutputData } {
+  const now = Date.now();
+  const at = isoTime(now);
+  const error = { code: stop.code, message: stop.message };
+  const record = recordOf(
+    {
+      id: runId,
+      integration: { name: run.integration },
+      trigger: run.trigger,
+      startedAt: now,
+      startedText: at,
+      labels: [],
+      runAsync: false,
+      rerunOf: run.rerunOf,
+      parentRun: undefined,
+      items: [{ seq: 1, at, kind: "FAILURE", error }],
+    },
+    "failure",
+    now,
+  );
+  const output = {
+    status: stop.status,
+    headers: {},
+    payload: { error: { ...error, run_id: runId, details: [] } },
+  };
+  return { record, output };
 }

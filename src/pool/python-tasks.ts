@@ -4,21 +4,11 @@ import { type CallintAnswer, startedAnswer } from "../engine/callint.js";
 import type { OutputData, RunRecord } from "../engine/record.js";
 import { createRunningSet, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
+import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from "../runner/messages.js";
+import type { PythonTask } from "../runner/runner.js";
 import type { RunPool } from "./run-pool.js";
-import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from "./task.js";
 
-/**
- * What a task that may run Python cells needs of the pool: their remote calls, and its worker ended when
- * one of them is stuck past its deadline (see stuck-cells.ts).
- */
-export interface PythonTask {
-  remoteCalls: boolean;
-  /**
-   * Python cells of it, or of its children in its worker, may call integrations, which may be Python ones:
-   * the pool one callint level down starts with it.
-   */
-  callsIntegrations: boolean;
-}
+export type { PythonTask } from "../runner/runner.js";
 
 /**
  * A task's Python needs: an integration with Python cells, or one whose callint children may have them

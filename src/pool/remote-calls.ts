@@ -3,7 +3,7 @@ import type { AdapterResponse } from "../adapters/adapter.js";
 import type { CallintAnswer, CallintRequest } from "../engine/callint.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { errorMessage } from "../errors.js";
-import type { RemoteAnswer, RemoteCall, RemoteCallintRequest } from "./task.js";
+import type { RemoteAnswer, RemoteCall, RemoteCallintRequest } from "../runner/messages.js";
 
 /**
  * How long past the cell's deadline an answer is waited for: a calladapter gives up at the deadline on the

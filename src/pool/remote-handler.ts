@@ -4,9 +4,9 @@ import { resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import type { AdapterChoice, ProjectAdapters } from "../project/adapters.js";
 import { createCallintRunner, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
+import type { RemoteAnswer, RemoteCall } from "../runner/messages.js";
 import type { PythonChildren } from "./python-tasks.js";
 import { crossingRequest } from "./remote-calls.js";
-import type { RemoteAnswer, RemoteCall } from "./task.js";
 
 /** The thread that started the workers, answering Python runs' remote calls with its own systems. */
 export interface RemoteHandler {

@@ -4,40 +4,29 @@ import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_
 import { Piscina } from "piscina";
 import type { Env } from "../definition/load.js";
 import { createScrubber } from "../engine/masks.js";
-import type { RunRecord } from "../engine/record.js";
 import { createRunId } from "../engine/run-id.js";
 import { BassError, type BassErrorCode, errorMessage } from "../errors.js";
-import { recordLine } from "../history/store.js";
 import type { Project } from "../project/project.js";
-import { createPythonChildren, hasPython, type PythonTask } from "./python-tasks.js";
-import type { RemoteHandler } from "./remote-handler.js";
-import { watchStuckCells } from "./stuck-cells.js";
 import type {
   ChildRecord,
   RemoteAnswer,
   RemoteCall,
   RunStarted,
-  RunTask,
   RunTaskError,
   RunTaskResult,
   RunWorkerData,
-} from "./task.js";
+} from "../runner/messages.js";
+import type { RunName, Runner, RunRequest } from "../runner/runner.js";
+import { stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
+import { createPythonChildren, hasPython } from "./python-tasks.js";
+import type { RemoteHandler } from "./remote-handler.js";
+import { watchStuckCells } from "./stuck-cells.js";
 
 const here = fileURLToPath(import.meta.url);
 // Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
 const workerFile = here.endsWith(".ts")
   ? join(dirname(here), "../../dist/pool/run-worker.js")
   : join(dirname(here), "run-worker.js");
-
-/** Why a run got no answer from its worker: the thread ended (out of memory, say) while it ran. */
-class WorkerDied extends Error {
-  override readonly name = "WorkerDied";
-}
-
-/** A Python cell that outlived its time limit in a call nothing could interrupt: its worker was ended. */
-class WorkerStopped extends Error {
-  override readonly name = "WorkerStopped";
-}
 
 /** Where a pool's worker errors go that no task stands for (a worker that ended while idle). */
 export type LogWorkerError = (error: unknown) => void;
@@ -68,26 +57,13 @@ export interface RunPoolOptions {
   logError?: LogWorkerError;
 }
 
-/** What a run is, for the record of one that failed before it could say. */
-type TaskName = Pick<RunTask, "integration" | "trigger" | "rerunOf">;
-
-/** Worker threads that run integrations off the thread that calls them; a worker that dies is replaced. */
-export interface RunPool {
-  /**
-   * Runs a task; `onStarted` gets an async run's start, `python` says what its Python cells need. A worker
-   * that ends under it gives the run a `worker_died` record and a 500, one ended for a Python cell of it
-   * stuck past its deadline a `cell_timeout` record and a 504; an error the worker met before the run (a
-   * BassError) is thrown.
-   */
-  run(
-    task: Omit<RunTask, "port" | "calls" | "poolTask">,
-    onStarted?: (started: RunStarted) => void,
-    python?: PythonTask,
-  ): Promise<RunTaskResult>;
-  /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
-  failed(task: TaskName, error: unknown): RunTaskResult;
-  close(): Promise<void>;
-}
+/**
+ * The pooled runner: worker threads that run integrations off the thread that calls them, each with the
+ * heap limit of `limits.cell_memory_mb`. A worker that ends under a run gives it a `worker_died` record and
+ * a 500, one ended for a Python cell of it stuck past its deadline a `cell_timeout` record and a 504; the
+ * worker is replaced.
+ */
+export type RunPool = Runner;
 
 export function createRunPool(options: RunPoolOptions): RunPool {
   const { project, onLaterChild } = options;
@@ -125,8 +101,8 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   pool.on("error", (error: unknown) => options.logError?.(error));
   pool.on("workerDestroy", () => stuck.freeEnded());
   const secrets = options.secrets ?? (() => project.secrets);
-  const failed = (task: TaskName, error: unknown, startedId?: string) =>
-    failedRunResult(task, error, startedId, createScrubber(secrets()));
+  const failed = (task: RunName, error: unknown, startedId?: string) =>
+    stoppedRunResult(task, error, startedId, createScrubber(secrets()));
   // The pool one callint level down, for the Python children of this one's Python runs.
   let below: RunPool | undefined;
   const poolBelow = () => {
@@ -134,7 +110,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     below ??= createRunPool({ ...options, workers: 1, stateKey: undefined });
     return below;
   };
-  const answerer = (task: Omit<RunTask, "port" | "calls" | "poolTask">) => {
+  const answerer = (task: RunRequest) => {
     const { remote } = options;
     if (!remote) return undefined;
     const place = { version: task.version, mockcoreUrl: task.mockcoreUrl, choice: task.choice };
@@ -247,63 +223,4 @@ function workerEnd(error: unknown, stuck: boolean): Error {
   return stuck
     ? new WorkerStopped("a Python cell ran past its time limit inside a call nothing could interrupt")
     : new WorkerDied(errorMessage(error), { cause: error });
-}
-
-/** A run's record as an object: the one the task returned, or read back from its line. */
-export function recordOf(result: RunTaskResult): RunRecord {
-  return result.record ?? (JSON.parse(result.recordLine) as RunRecord);
-}
-
-/**
- * The record and the 500 of a run whose worker ended under it (SPEC §13.1), or that its worker could not
- * run (a definition gone since the project was loaded): no payloads, a FAILURE item saying why, masked
- * with `scrub` (an adapter's own error may quote a secret), and a run id of its own unless the run had
- * said its start, whose running record this one replaces.
- */
-function failedRunResult(
-  { integration, trigger, rerunOf }: TaskName,
-  error: unknown,
-  startedId: string | undefined,
-  scrub: <T>(value: T) => T,
-): RunTaskResult {
-  const runId = startedId ?? createRunId();
-  const at = new Date().toISOString();
-  const stopped = error instanceof WorkerStopped;
-  const died = error instanceof WorkerDied;
-  const code = stopped ? "cell_timeout" : died ? "worker_died" : "worker_error";
-  const message = scrub(
-    stopped
-      ? `${error.message}: its worker thread was ended and replaced`
-      : died
-        ? `the worker thread running it ended: ${error.message}`
-        : `the worker thread could not run it: ${errorMessage(error)}`,
-  );
-  const output = {
-    status: stopped ? 504 : 500,
-    headers: {},
-    payload: { error: { code, message, run_id: runId, details: [] } },
-  };
-  const record: RunRecord = {
-    id: runId,
-    integration,
-    status: "failure",
-    trigger,
-    started_at: at,
-    ended_at: at,
-    duration_ms: 0,
-    labels: [],
-    async: false,
-    ...(rerunOf === undefined ? {} : { rerun_of: rerunOf }),
-    items: [{ seq: 1, at, kind: "FAILURE", error: { code, message } }],
-  };
-  return {
-    runId,
-    status: "failure",
-    output,
-    outputJson: JSON.stringify(output.payload),
-    maskedPath: "-",
-    recordLine: recordLine(record, true),
-    record,
-    retryable: true,
-  };
 }

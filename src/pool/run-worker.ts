@@ -2,20 +2,18 @@
 // answers one task per run; records go back to the thread that keeps the history.
 import { BroadcastChannel, workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
-import { startIntegration } from "../engine/run.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
-import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
-import { createCallintRunner } from "../project/callint.js";
 import { openProject, type Project } from "../project/open.js";
 import { projectVaults } from "../project/vaults.js";
 import { reportCellsTo } from "../python/watchdog.js";
+import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "../runner/messages.js";
+import { createTaskPlace, runTask, type TaskPlace } from "../runner/run-task.js";
 import { createSealer } from "../state/seal.js";
 import { remoteCallsOver } from "./remote-calls.js";
 import { reportCellsOn } from "./stuck-cells.js";
-import type { ChildRecord, RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "./task.js";
 
 const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
@@ -30,8 +28,6 @@ if (data.python)
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
-const sealed = (runId: string, task: RunTask) =>
-  sealer && sealRequest(sealer, runId, task.input, data.unkeptHeaders);
 
 // A rejection a cell left fails that cell, never the worker (as bin/bass.js does for the main thread).
 process.on("unhandledRejection", (reason, promise) => {
@@ -44,6 +40,8 @@ interface Opened {
   project: Project;
   adapters: ProjectAdapters;
   vaults: VaultStore;
+  /** Where its tasks run: the project with these systems and vaults. */
+  place: TaskPlace;
   /** Runs using it now: a newer version replaces it, and its systems close once they end. */
   running: number;
   replaced: boolean;
@@ -73,19 +71,21 @@ function open(task: RunTask): Promise<Opened | undefined> {
             cache: true,
           });
     const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
+    const vaults =
+      previous?.project === project
+        ? previous.vaults
+        : projectVaults({ dir: data.vaultDir ?? project.dir, config: project.config }, data.env, project.dir);
     current = {
       version: task.version,
       mockcoreUrl: task.mockcoreUrl,
       project,
       adapters,
-      vaults:
-        previous?.project === project
-          ? previous.vaults
-          : projectVaults(
-              { dir: data.vaultDir ?? project.dir, config: project.config },
-              data.env,
-              project.dir,
-            ),
+      vaults,
+      place: createTaskPlace(project, {
+        resolverFor: (choice) => adapters.resolverFor(choice),
+        vaults,
+        seal: sealer && ((runId, input) => sealRequest(sealer, runId, input, data.unkeptHeaders)),
+      }),
       running: 0,
       replaced: false,
     };
@@ -105,7 +105,7 @@ function open(task: RunTask): Promise<Opened | undefined> {
  * Runs one integration to its end; an async one says on the task's port when it started. What stops it
  * comes back as data, so that a rejected task always means the worker ended.
  */
-export default async function runTask(task: RunTask): Promise<RunTaskResult | RunTaskError> {
+export default async function runWorkerTask(task: RunTask): Promise<RunTaskResult | RunTaskError> {
   try {
     return await runOne(task);
   } catch (error) {
@@ -124,97 +124,20 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   };
   let children: Promise<void> | undefined;
   try {
-    const ran = await runIn(opened, task);
+    const { port } = task;
+    const ran = await runTask(opened.place, task, {
+      onStarted: port && ((started) => port.postMessage(started)),
+      onLaterChild: laterChildren && ((child) => laterChildren.postMessage(child)),
+      remote: task.calls && port && remoteCallsOver(port, task.calls),
+    });
     children = ran.children;
+    // Async children that outlive the run make their calls on its port: it closes once they have ended.
+    if (children) void children.finally(() => port?.close());
+    else port?.close();
     return ran.result;
   } finally {
     // Children that go on after their parent's answer use its systems until they end.
     if (children) void children.finally(letGo);
     else await letGo();
   }
-}
-
-/** The run's result, and, where children may end after it (laterChildren), when they have. */
-async function runIn(
-  { project, adapters, vaults }: Opened,
-  task: RunTask,
-): Promise<{ result: RunTaskResult; children?: Promise<void> }> {
-  const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
-  if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
-  const history = resolveHistoryOptions(project.dir, project.config.history);
-  const { storePayloads } = history;
-  const files = runFilesOf(history);
-  const resolve = await adapters.resolverFor(task.choice ?? { kind: "live" });
-  // Children run here, in this worker, with its systems: no task waits on another of the pool.
-  const childRecords: ChildRecord[] = [];
-  let answered = false;
-  const keepChild = (child: ChildRecord) => {
-    if (answered) laterChildren?.postMessage(child);
-    else childRecords.push(child);
-  };
-  const remote = task.calls && task.port && remoteCallsOver(task.port, task.calls);
-  const children = createCallintRunner(project, {
-    adapters: resolve,
-    keep: (record) => keepChild({ runId: record.id, line: recordLine(record, storePayloads) }),
-    vaults,
-    files,
-    remote,
-  });
-  const caller = task.callint;
-  const run = startIntegration(project.compile(definition), task.input, {
-    adapters: resolve,
-    trigger: task.trigger,
-    rerunOf: task.rerunOf,
-    ...project.limits,
-    // A callint child masks what its parent masks, within what is left of its parent's time.
-    secrets: caller ? caller.parent.masked : project.secrets,
-    ...(caller && {
-      runAsync: caller.runAsync,
-      timeLeftMs: Math.max(0, caller.parent.remainingMs),
-      parent: { runId: caller.parent.runId, depth: caller.parent.depth, namespace: caller.parent.namespace },
-    }),
-    callint: children.run,
-    vaults,
-    files,
-    remote,
-    poolTask: task.poolTask,
-  });
-  const path = task.input.fullpath ?? "";
-  // Sealed once: an async run's start and end lines both keep it.
-  const sealedRequest = sealed(run.runId, task);
-  if (run.started && run.accepted) {
-    const startedLine = recordLine(run.started, storePayloads);
-    task.port?.postMessage({
-      runId: run.runId,
-      startedLine,
-      accepted: run.accepted,
-      maskedPath: run.mask(path),
-      sealedRequest,
-    });
-  }
-  const result = await run.completion;
-  // Without a channel for later records, async children are waited for: theirs go back with their parent's.
-  if (!laterChildren) await children.settled();
-  answered = true;
-  // Async children that outlive the run make their calls on its port: it closes once they have ended.
-  if (laterChildren) void children.settled().finally(() => task.port?.close());
-  else task.port?.close();
-  const { output, outputJson } = result;
-  const answer: RunTaskResult = {
-    runId: result.runId,
-    status: result.status,
-    // What goes back is cloned: a JSON payload goes as its text only.
-    output:
-      outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
-    outputJson,
-    recordLine: recordLine(result.record, storePayloads),
-    sealedRequest,
-    childRecords,
-    record: task.returnRecord ? result.record : undefined,
-    maskedPath: result.mask(path),
-    maskedTexts: task.maskTexts && result.mask(task.maskTexts),
-    accepted: run.accepted,
-    maskedValues: caller ? result.maskedValues : undefined,
-  };
-  return laterChildren ? { result: answer, children: children.settled() } : { result: answer };
 }

@@ -9,11 +9,10 @@ import {
 } from "../engine/callint.js";
 import type { RunRecord } from "../engine/record.js";
 import type { RemoteCalls } from "../engine/remote.js";
-import { type RunOptions, startIntegration } from "../engine/run.js";
+import { startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
-import type { HistoryStore } from "../history/store.js";
 import { suggestion } from "../suggest.js";
 import type { Project } from "./project.js";
 import { formatIssueList, isBlocking, issuesOf } from "./usable.js";
@@ -107,36 +106,6 @@ export function createCallintRunner(
   return {
     run,
     settled: running.settled,
-  };
-}
-
-/**
- * What a run on this thread is given besides its input and trigger: the project's limits and secrets, its
- * systems, its vaults, where its files go, and a callint runner whose children's records go to `history`.
- * `settled` resolves once its async callint children have ended.
- */
-export function runOnThisThread(
-  project: Project,
-  where: { adapters: AdapterResolver; history: HistoryStore; vaults: VaultStore | undefined },
-): { options: Omit<RunOptions, "trigger">; settled(): Promise<void> } {
-  const { adapters, history, vaults } = where;
-  const { files } = history;
-  const children = createCallintRunner(project, {
-    adapters,
-    keep: (record) => history.write(record),
-    vaults,
-    files,
-  });
-  return {
-    options: {
-      ...project.limits,
-      adapters,
-      secrets: project.secrets,
-      callint: children.run,
-      vaults,
-      files,
-    },
-    settled: children.settled,
   };
 }
 

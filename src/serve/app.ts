@@ -1,22 +1,25 @@
 import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { mayCall } from "../definition/cells.js";
+import type { RunInput } from "../engine/run.js";
 import { BassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
 import { createRemoteHandler, type RemoteHandlerOptions } from "../pool/remote-handler.js";
-import { createRunPool, type RunPool, type RunPoolOptions } from "../pool/run-pool.js";
-import type { ChildRecord } from "../pool/task.js";
+import { createRunPool, type RunPoolOptions } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import type { Project } from "../project/project.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
+import type { ChildRecord } from "../runner/messages.js";
+import { createTaskPlace } from "../runner/run-task.js";
+import { createThreadRunner } from "../runner/thread-runner.js";
 import { createSealer } from "../state/seal.js";
 import { readStateKey } from "../state/state-key.js";
 import { tightenStateDir } from "../state/tighten.js";
 import { assertSafeBinding, createAuthenticator } from "./auth.js";
-import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
+import type { HandledResponse, ServeContext, ServeRequest, ServeRuns } from "./context.js";
 import { createHandler, createScheduledRunner } from "./handler.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency.js";
 import { createLimiter, type Limiter } from "./limiter.js";
@@ -109,6 +112,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       (text) => process.stderr.write(text),
       () => servedSecrets,
     );
+  const keepRequest = keepRequests
+    ? (runId: string, input: RunInput) => sealRequest(sealer, runId, input, unkeptHeaders)
+    : undefined;
+  const writeLaterChild = (child: ChildRecord) => history.writeLine(child.runId, child.line);
   // Fixed adapters (tests) are functions of this thread: their runs stay here.
   const workerCount = options.adapters ? 0 : (options.workers ?? set.settings.workers);
   const pool =
@@ -123,28 +130,42 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
-          ...callsFromWorkers(set.project, history, () => ({
+          ...callsFromWorkers(set.project, history, writeLaterChild, () => ({
             project: set.project,
             adapters: systems.adapters,
             vaults,
           })),
         })
       : undefined;
-  let workers = pool && (await workerRunsOf(pool, 1, systems));
-  let poolClosed: Promise<void> | undefined;
-  const closePool = () => (poolClosed ??= pool?.close() ?? Promise.resolve());
+  /** What runs the set serving now: the pool (whose workers open each version), or this thread. */
+  const runsOf = async (version: number): Promise<ServeRuns> => {
+    if (pool) {
+      await systems.adapters.mockcoreUrl();
+      return { runner: pool, version, mockcoreUrl: () => systems.adapters.currentMockcoreUrl() };
+    }
+    const { resolve } = systems;
+    const place = createTaskPlace(set.project, { resolverFor: () => resolve, vaults, seal: keepRequest });
+    const secrets = () => servedSecrets;
+    return {
+      runner: createThreadRunner({ ...place, onLaterChild: writeLaterChild, secrets }),
+      version,
+      mockcoreUrl: () => undefined,
+    };
+  };
+  let runs = await runsOf(1);
+  let runnersClosed: Promise<unknown> | undefined;
+  // A thread runner waits for its async callint children; the pool ends its workers.
+  const closeRunners = () => (runnersClosed ??= Promise.all([runs.runner.close(), pool?.close()]));
   const context: ServeContext = {
     boundHost: options.host ?? set.settings.host,
-    current: () => ({ set, adapters: systems.resolve, workers, vaults }),
+    current: () => ({ set, runs }),
     history,
     idempotency,
     limiter,
     authenticate: createAuthenticator(set.settings.auth),
     logError,
     events,
-    keepRequest: keepRequests
-      ? (runId, input) => sealRequest(sealer, runId, input, unkeptHeaders)
-      : undefined,
+    keepRequest,
     sealer,
   };
   const handle = createHandler(context);
@@ -183,10 +204,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       try {
         await limiter.idle(graceMs);
         // Runs still going after the grace end with their workers, and their records are flushed too.
-        await closePool();
+        await closeRunners();
         await Promise.all([history.flush(), idempotency.flush()]);
       } finally {
-        await closePool();
+        await closeRunners();
         await systems.adapters.close();
       }
     },
@@ -215,7 +236,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     if (sameSystems(set, next.set)) {
       set = next.set;
       restartSchedules();
-      if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
+      runs = await runsOf(runs.version + 1);
       return { ok: true, set };
     }
     try {
@@ -224,7 +245,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       systems = await startSystemsOf(next.set, options);
       set = next.set;
       restartSchedules();
-      if (pool && workers) workers = await workerRunsOf(pool, workers.version + 1, systems);
+      runs = await runsOf(runs.version + 1);
       await old.adapters.close();
       return { ok: true, set };
     } catch (error) {
@@ -245,12 +266,6 @@ async function startSystemsOf(set: ServedSet, options: ServeAppOptions): Promise
   return { adapters, resolve: fixed ?? (await adapters.resolverFor({ kind: "live" })) };
 }
 
-/** What a worker needs to run a set's integrations: its version and the mock core serve's thread runs. */
-async function workerRunsOf(pool: RunPool, version: number, systems: StartedSystems): Promise<WorkerRuns> {
-  await systems.adapters.mockcoreUrl();
-  return { pool, version, mockcoreUrl: () => systems.adapters.currentMockcoreUrl() };
-}
-
 function sameSystems(a: ServedSet, b: ServedSet): boolean {
   const systemsOf = (set: ServedSet) =>
     JSON.stringify([set.project.config.systems, set.project.config.mockcore]);
@@ -266,9 +281,9 @@ function sameSystems(a: ServedSet, b: ServedSet): boolean {
 function callsFromWorkers(
   project: Project,
   history: HistoryStore,
+  writeLaterChild: (child: ChildRecord) => void,
   current: RemoteHandlerOptions["current"],
 ): Pick<RunPoolOptions, "onLaterChild" | "remote"> {
-  const writeLaterChild = (child: ChildRecord) => history.writeLine(child.runId, child.line);
   return {
     onLaterChild: callsIntegrations(project) ? writeLaterChild : undefined,
     // Always there: a reload under --watch may bring Python definitions; a task without calls opens no port.

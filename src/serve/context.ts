@@ -1,8 +1,6 @@
-import type { AdapterResolver } from "../adapters/adapter.js";
 import type { RunInput } from "../engine/run.js";
-import type { VaultStore } from "../engine/vault.js";
 import type { HistoryStore } from "../history/store.js";
-import type { RunPool } from "../pool/run-pool.js";
+import type { Runner } from "../runner/runner.js";
 import type { Sealer } from "../state/seal.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { Limiter } from "./limiter.js";
@@ -35,10 +33,10 @@ export interface HandledResponse extends ServeResponse {
   stream?: ((sink: EventSink) => () => void) | undefined;
 }
 
-/** Where serve's runs go when worker threads run them: the pool, and what a worker opens. */
-export interface WorkerRuns {
-  pool: RunPool;
-  /** Which load of the project the set is (counted by `--watch`). */
+/** Where serve's runs go: its runner (worker threads, or serve's own thread), and what a worker opens. */
+export interface ServeRuns {
+  runner: Runner;
+  /** Which load of the project the set is (counted by `--watch`): a worker opens it anew when it changes. */
   version: number;
   /** The embedded mock core serve's thread uses now (it moves when serve takes over another process's). */
   mockcoreUrl(): string | undefined;
@@ -47,14 +45,8 @@ export interface WorkerRuns {
 export interface ServeContext {
   /** The host serve listens on: a request naming it in `Host` passes the Host check. */
   boundHost: string;
-  /** The integrations and systems in use now (`--watch` swaps them); `workers` when threads run them. */
-  current(): {
-    set: ServedSet;
-    adapters: AdapterResolver;
-    workers?: WorkerRuns | undefined;
-    /** The set's vaults, for the runs on serve's own thread (workers keep their own). */
-    vaults?: VaultStore | undefined;
-  };
+  /** The integrations in use now (`--watch` swaps them), and what runs them. */
+  current(): { set: ServedSet; runs: ServeRuns };
   history: HistoryStore;
   idempotency: IdempotencyStore;
   limiter: Limiter;

@@ -1,13 +1,12 @@
 import type { CompiledIntegration } from "../engine/compile.js";
 import { setOwn } from "../engine/paths.js";
 import type { OutputData } from "../engine/record.js";
-import { type RunInput, type RunOptions, startIntegration } from "../engine/run.js";
+import type { RunInput, RunOptions } from "../engine/run.js";
 import { pythonTask } from "../pool/python-tasks.js";
-import type { RunStarted } from "../pool/task.js";
-import { runOnThisThread } from "../project/callint.js";
+import type { RunStarted } from "../runner/messages.js";
 import { handleAdmin, type RerunJob } from "./admin.js";
 import { userOf } from "./auth.js";
-import type { HandledResponse, ServeContext, ServeRequest, WorkerRuns } from "./context.js";
+import type { HandledResponse, ServeContext, ServeRequest } from "./context.js";
 import { checkHost, checkOrigin, type EdgeRefusal, type EdgeRules } from "./edge.js";
 import {
   type IdempotencyDecision,
@@ -332,7 +331,11 @@ export function createScheduledRunner(context: ServeContext): RunScheduled {
   };
 }
 
-/** Runs the integration; an async one answers 202 at once and releases its slot when it ends. */
+/**
+ * Runs the integration with the set's runner: its record comes back to be written here. An async run answers
+ * 202 at once and releases its slot when it ends. A run whose thread ends while it runs (out of memory, say)
+ * fails alone: it gets a record saying so, and a 500.
+ */
 async function runEndpoint(
   context: ServeContext,
   served: ReturnType<ServeContext["current"]>,
@@ -341,71 +344,26 @@ async function runEndpoint(
   release: () => void,
   cause: RunCause,
 ): Promise<HandledResponse> {
-  if (served.workers) return runInWorker(context, served.workers, integration, input, release, cause);
   const { history } = context;
-  // The request, sealed, goes with the run's record: a re-run of it is exact.
-  const sealFor = (runId: string) => context.keepRequest?.(runId, input);
-  const { set, adapters, vaults } = served;
-  const here = runOnThisThread(set.project, { adapters, history, vaults });
-  const run = startIntegration(integration, input, { ...here.options, ...cause });
-  const finished = run.completion.then((result) => {
-    history.write(result.record, sealFor(result.runId));
-    release();
-    return result;
-  });
-  if (run.started && run.accepted) {
-    history.write(run.started, sealFor(run.runId));
-    const { status, headers, body } = fromOutput(run.accepted);
-    return { status, headers, body, runId: run.runId, logPath: run.mask(input.fullpath ?? "") };
-  }
-  const result = await finished;
-  // One object of one shape: spreading the answer into another costs more than the rest of this function.
-  const { status, headers, body } = fromOutput(result.output, result.outputJson);
-  return {
-    status,
-    headers,
-    body,
-    runId: result.runId,
-    logPath: result.mask(input.fullpath ?? ""),
-  };
-}
-
-/**
- * Runs the integration in a worker thread: its record comes back to be written here. A worker that ends
- * while it runs (out of memory, say) fails only its runs: each gets a record saying so, and a 500.
- */
-async function runInWorker(
-  context: ServeContext,
-  workers: WorkerRuns,
-  integration: CompiledIntegration,
-  input: RunInput,
-  release: () => void,
-  cause: RunCause,
-): Promise<HandledResponse> {
-  const { history } = context;
+  const { runner, version, mockcoreUrl } = served.runs;
   let onAccepted: ((started: RunStarted) => void) | undefined;
   const started = new Promise<RunStarted>((resolve) => {
     onAccepted = resolve;
   });
-  const task = {
-    version: workers.version,
-    integration: integration.name,
-    input,
-    ...cause,
-  };
+  const task = { version, integration: integration.name, input, ...cause };
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
   let ended = false;
-  const finished = workers.pool
+  const finished = runner
     .run(
-      { ...task, mockcoreUrl: workers.mockcoreUrl() },
+      { ...task, mockcoreUrl: mockcoreUrl() },
       onStarted,
-      pythonTask(integration.definition, context.current().set.project),
+      pythonTask(integration.definition, served.set.project),
     )
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
-    .catch((error: unknown) => workers.pool.failed(task, error))
+    .catch((error: unknown) => runner.failed(task, error))
     .then((result) => {
       ended = true;
-      // A run its worker could not end has its request sealed here: it can be run again.
+      // A run its thread could not end has its request sealed here: it can be run again.
       const sealed = result.sealedRequest ?? context.keepRequest?.(result.runId, input);
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       history.writeLine(result.runId, result.recordLine, sealed);
@@ -413,8 +371,8 @@ async function runInWorker(
     })
     .finally(release);
   const first = await Promise.race([started, finished]);
-  // An async run answers 202 whichever comes first, its start's message or its end; the running record
-  // is written only while the end's is not, since the later line of a run wins.
+  // An async run answers 202 whichever comes first, its start or its end; the running record is written
+  // only while the end's is not, since the later line of a run wins.
   const answerAccepted = (output: OutputData): HandledResponse => {
     const { status, headers, body } = fromOutput(output);
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };

@@ -4,10 +4,11 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunRecord } from "../engine/record.js";
-import { type RunInput, runIntegration } from "../engine/run.js";
+import type { RunInput } from "../engine/run.js";
 import type { VaultStore } from "../engine/vault.js";
 import { isBassError } from "../errors.js";
 import type { HistoryStore } from "../history/store.js";
+import { pythonTask } from "../pool/python-tasks.js";
 import { workerCount } from "../pool/worker-count.js";
 import {
   type AdapterChoice,
@@ -15,12 +16,14 @@ import {
   type ProjectAdapters,
   readCassette,
 } from "../project/adapters.js";
-import { runOnThisThread } from "../project/callint.js";
 import { readJsonFile } from "../project/data-file.js";
 import { envelopeInput } from "../project/envelope.js";
 import { openHistory, type Project } from "../project/open.js";
 import { assertUsable, formatIssueList, isBlocking, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
+import { createTaskPlace } from "../runner/run-task.js";
+import { recordOf } from "../runner/runner.js";
+import { createThreadRunner } from "../runner/thread-runner.js";
 import { suggestion } from "../suggest.js";
 import { checkExpectations, type Difference, outputOf } from "./expectations.js";
 import { loadTestFile } from "./lint-test-file.js";
@@ -116,10 +119,7 @@ export async function runTests(
   const vaultDir = mkdtempSync(join(tmpdir(), "bass-test-vaults-"));
   const vaults = projectVaults({ dir: vaultDir, config: project.config }, options.env, project.dir);
   const workers = options.workers ?? workerCount(project.config);
-  const runner =
-    workers > 0
-      ? await createWorkerRunner(options, project, { adapters, history, vaultDir, vaults }, workers)
-      : undefined;
+  const runner = await createCaseRunner(options, project, { adapters, history, vaultDir, vaults }, workers);
   const results: CaseResult[] = new Array(jobs.length);
   const files = fileReporter(jobs, results, options.onFileDone);
   const runCase = async (job: Job): Promise<CaseResult> => {
@@ -129,16 +129,13 @@ export async function runTests(
     const expected = expectedTexts(job.testCase.expect);
     let caseRun: CaseRun;
     try {
-      caseRun = runner
-        ? await runner.run(job.integration, input, choice, expected)
-        : await runInThread(job.integration, input, choice, { project, adapters, history, vaults }, expected);
+      caseRun = await runner.run(job.integration, input, choice, expected);
     } catch (error) {
       // The live systems cannot start (a system's variable is unset): this case fails, saying why.
       if (!isBassError(error) || error.code !== "DEFINITION_INVALID") throw error;
       return unrunCase(job.entry, job.testCase, error.message);
     }
     const { record, maskedTexts } = caseRun;
-    history.write(record);
     const ms = performance.now() - started;
     return maskExpected(judgeCase(job.entry, job.testCase, record, ms), expected, maskedTexts);
   };
@@ -156,7 +153,7 @@ export async function runTests(
     });
   } finally {
     await history.flush();
-    await runner?.close();
+    await runner.close();
     await adapters.close();
     rmSync(vaultDir, { recursive: true, force: true });
   }
@@ -230,22 +227,6 @@ function relativeFile(path: string, cwd: string): string {
   return relative(cwd, path).split(sep).join("/");
 }
 
-/** A case's run on bass's own thread. */
-async function runInThread(
-  integration: CompiledIntegration,
-  input: RunInput,
-  choice: AdapterChoice,
-  where: { project: Project; adapters: ProjectAdapters; history: HistoryStore; vaults: VaultStore },
-  maskTexts: string[],
-): Promise<CaseRun> {
-  const { project, history } = where;
-  const resolve = await where.adapters.resolverFor(choice);
-  const here = runOnThisThread(project, { adapters: resolve, history, vaults: where.vaults });
-  const result = await runIntegration(integration, input, { ...here.options, trigger: "test" });
-  await here.settled();
-  return { record: result.record, maskedTexts: result.mask(maskTexts) };
-}
-
 /** A case's run: its record, and the case's expected values masked as the run masked its record. */
 interface CaseRun {
   record: RunRecord;
@@ -253,26 +234,21 @@ interface CaseRun {
 }
 
 /**
- * Cases run in worker threads, as serve runs integrations: a live case's systems use the mock core of
- * bass's own thread, so that every case sees one core's state. A case whose worker dies fails with it.
+ * Runs cases with a runner: on bass's own thread, or in worker threads as serve runs integrations (a case
+ * whose worker dies fails with it). A live case's systems use the mock core of bass's own thread, so that
+ * every case sees one core's state.
  */
-async function createWorkerRunner(
+async function createCaseRunner(
   options: RunTestsOptions,
   project: Project,
   where: { adapters: ProjectAdapters; history: HistoryStore; vaultDir: string; vaults: VaultStore },
   workers: number,
 ) {
-  const { adapters, history, vaultDir, vaults } = where;
-  const { createRunPool, recordOf } = await import("../pool/run-pool.js");
-  const { pythonTask } = await import("../pool/python-tasks.js");
-  const { createRemoteHandler } = await import("../pool/remote-handler.js");
-  // Python cases' calladapter and callint are made here, against the case's own answers.
-  const remote = createRemoteHandler({
-    current: () => ({ project, adapters, vaults }),
-    keep: (record) => history.write(record),
-    waitForChildren: true,
-  });
-  const pool = createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir, remote });
+  const { adapters, history, vaults } = where;
+  const runner = workers > 0 ? await createPool(options, project, where, workers) : undefined;
+  const here = createThreadRunner(
+    createTaskPlace(project, { resolverFor: (choice) => adapters.resolverFor(choice), vaults }),
+  );
   let mockcoreUrl: Promise<string | undefined> | undefined;
   return {
     async run(
@@ -281,7 +257,7 @@ async function createWorkerRunner(
       choice: AdapterChoice,
       maskTexts: string[],
     ): Promise<CaseRun> {
-      if (choice.kind === "live")
+      if (runner && choice.kind === "live")
         mockcoreUrl ??= adapters.resolverFor(choice).then(() => adapters.mockcoreUrl());
       const task = {
         version: 1,
@@ -292,16 +268,39 @@ async function createWorkerRunner(
         returnRecord: true,
         maskTexts,
       };
-      const result = await pool.run(
+      const result = await (runner ?? here).run(
         { ...task, mockcoreUrl: await mockcoreUrl },
         undefined,
         pythonTask(integration.definition, project),
       );
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
+      history.writeLine(result.runId, result.recordLine);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };
     },
-    close: () => pool.close(),
+    close: () => Promise.all([here.close(), runner?.close()]),
   };
+}
+
+/** The worker threads of `bass test`, whose Python cases' calladapter and callint are made here. */
+async function createPool(
+  options: RunTestsOptions,
+  project: Project,
+  {
+    adapters,
+    history,
+    vaultDir,
+    vaults,
+  }: { adapters: ProjectAdapters; history: HistoryStore; vaultDir: string; vaults: VaultStore },
+  workers: number,
+) {
+  const { createRunPool } = await import("../pool/run-pool.js");
+  const { createRemoteHandler } = await import("../pool/remote-handler.js");
+  const remote = createRemoteHandler({
+    current: () => ({ project, adapters, vaults }),
+    keep: (record) => history.write(record),
+    waitForChildren: true,
+  });
+  return createRunPool({ project, cwd: options.cwd, env: options.env, workers, vaultDir, remote });
 }
 
 /** Every text and number a case's expectations hold: the values a report may quote. */

@@ -17,9 +17,10 @@ vi.mock("../../src/history/store.js", async (importOriginal) => {
       const store = original.createHistoryStore(...args);
       return {
         ...store,
-        write(record: RunRecord) {
-          seen.push({ status: record.status, onDisk: statusOnDisk(args[0].dir, record.id) });
-          store.write(record);
+        writeLine(id: string, line: string, request?: string) {
+          const { status } = JSON.parse(line) as RunRecord;
+          seen.push({ status, onDisk: statusOnDisk(args[0].dir, id) });
+          store.writeLine(id, line, request);
         },
       };
     },

@@ -19,9 +19,9 @@ vi.mock("../../src/history/store.js", async (importOriginal) => {
       const store = original.createHistoryStore(...args);
       return {
         ...store,
-        write(record) {
-          written.push(structuredClone(record));
-          store.write(record);
+        writeLine(id, line, request) {
+          written.push(JSON.parse(line) as RunRecord);
+          store.writeLine(id, line, request);
         },
       };
     },

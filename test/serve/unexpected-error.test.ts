@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
+import { createTaskPlace } from "../../src/runner/run-task.js";
+import { createThreadRunner } from "../../src/runner/thread-runner.js";
 import { createAuthenticator } from "../../src/serve/auth.js";
 import { createHandler } from "../../src/serve/handler.js";
 import { createIdempotencyStore } from "../../src/serve/idempotency.js";
@@ -34,6 +36,11 @@ describe("an error serve did not expect", () => {
     const loaded = await loadServedSet({ cwd: dir, env: { TOKEN: token } });
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
     const { set } = loaded;
+    const place = createTaskPlace(set.project, {
+      resolverFor: () => () => createFakeCore(),
+      vaults: undefined,
+    });
+    const runner = createThreadRunner(place);
     const idempotency = createIdempotencyStore({
       dir: idempotencyDir(set),
       ttlSeconds: 60,
@@ -41,7 +48,7 @@ describe("an error serve did not expect", () => {
     });
     const handle = createHandler({
       boundHost: "127.0.0.1",
-      current: () => ({ set, adapters: () => createFakeCore() }),
+      current: () => ({ set, runs: { runner, version: 1, mockcoreUrl: () => undefined } }),
       history: createHistoryStore(resolveHistoryOptions(set.project.dir, set.project.config.history)),
       idempotency: {
         ...idempotency,

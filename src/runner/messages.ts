@@ -1,3 +1,7 @@
+// Everything that crosses between a thread that asks for runs and a worker thread that runs them, and
+// nothing else: the worker's start-up data, a task and its answer, an async run's start, the records of
+// callint children, and a Python run's remote calls. All of it is plain data (structured clone), so the
+// in-thread runner hands callers the very same shapes.
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { CallintRequest } from "../engine/callint.js";
@@ -105,7 +109,10 @@ export interface RunTaskResult {
   retryable?: boolean | undefined;
   /** An async run's 202, also here: its start's message may come after its end. */
   accepted?: OutputData | undefined;
-  /** A callint child's masked values (its secrets among them): its parent masks them too. */
+  /**
+   * The values the run masked (its secrets among them), for a callint child (its parent masks them too)
+   * and a task that asked for its record (the caller masks what else it shows of the run).
+   */
   maskedValues?: readonly string[] | undefined;
 }
 

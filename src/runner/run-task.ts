@@ -1,0 +1,143 @@
+import type { AdapterResolver } from "../adapters/adapter.js";
+import type { RemoteCalls } from "../engine/remote.js";
+import { type RunInput, startIntegration } from "../engine/run.js";
+import type { RunFileKeeper } from "../engine/run-files.js";
+import type { VaultStore } from "../engine/vault.js";
+import { BassError } from "../errors.js";
+import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
+import type { AdapterChoice } from "../project/adapters.js";
+import { createCallintRunner } from "../project/callint.js";
+import type { Project } from "../project/project.js";
+import type { ChildRecord, RunStarted, RunTask, RunTaskResult } from "./messages.js";
+
+/** Where a task runs: a loaded project, its systems and its vaults, on this thread. */
+export interface TaskPlace {
+  project: Project;
+  /** The adapters a run uses: the project's systems, or mocks or a cassette (`choice`). */
+  resolverFor(choice: AdapterChoice): AdapterResolver | Promise<AdapterResolver>;
+  vaults: VaultStore | undefined;
+  /** Seals a run's request to keep with its record (serve), or gives nothing. */
+  seal?: ((runId: string, input: RunInput) => string | undefined) | undefined;
+  /** How records are kept: payloads or not, and where runs' files go (see `createTaskPlace`). */
+  storePayloads: boolean;
+  files: RunFileKeeper | undefined;
+}
+
+/** A task place for `project`, its history settings read once. */
+export function createTaskPlace(
+  project: Project,
+  where: Pick<TaskPlace, "resolverFor" | "vaults" | "seal">,
+): TaskPlace {
+  const history = resolveHistoryOptions(project.dir, project.config.history);
+  return { project, ...where, storePayloads: history.storePayloads, files: runFilesOf(history) };
+}
+
+/** What a task says while it runs, besides its result: its start, and children that end after it. */
+export interface TaskTalk {
+  /**
+   * An async run's start (its 202 and running record), before its end; the run's work waits for what it
+   * returns (bass run writes the running record to disk first).
+   */
+  onStarted?: ((started: RunStarted) => unknown) | undefined;
+  /**
+   * Where the records of callint children that end after the run's answer go (serve): the task then
+   * answers when its run ends. Without it, a task waits for its async children too, and theirs come
+   * back with its own.
+   */
+  onLaterChild?: ((child: ChildRecord) => void) | undefined;
+  /** How a Python run's cells make their calls from a worker thread (see RemoteCalls). */
+  remote?: RemoteCalls | undefined;
+}
+
+/**
+ * Runs one task to its end where it is called, as both runners do: the record is the engine's, made into
+ * the history store's line and masked forms here, so that what a caller gets is the same plain data on
+ * this thread as from a worker. `children` settles once callint children that outlive the run have ended.
+ */
+export async function runTask(
+  place: TaskPlace,
+  task: RunTask,
+  talk: TaskTalk = {},
+): Promise<{ result: RunTaskResult; children?: Promise<void> }> {
+  const { project, vaults, storePayloads, files } = place;
+  const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
+  if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
+  const resolve = await place.resolverFor(task.choice ?? { kind: "live" });
+  // Children run here, with the run's systems: no task waits on another.
+  const childRecords: ChildRecord[] = [];
+  let answered = false;
+  const later = talk.onLaterChild;
+  const keepChild = (child: ChildRecord) => {
+    if (answered && later) later(child);
+    else childRecords.push(child);
+  };
+  const { remote } = talk;
+  const children = createCallintRunner(project, {
+    adapters: resolve,
+    keep: (record) => keepChild({ runId: record.id, line: recordLine(record, storePayloads) }),
+    vaults,
+    files,
+    remote,
+  });
+  const caller = task.callint;
+  let kept: (value?: unknown) => void = () => {};
+  const startKept = new Promise((resolve) => {
+    kept = resolve;
+  });
+  const run = startIntegration(project.compile(definition), task.input, {
+    adapters: resolve,
+    trigger: task.trigger,
+    rerunOf: task.rerunOf,
+    ...project.limits,
+    // A callint child masks what its parent masks, within what is left of its parent's time.
+    secrets: caller ? caller.parent.masked : project.secrets,
+    ...(caller && {
+      runAsync: caller.runAsync,
+      timeLeftMs: Math.max(0, caller.parent.remainingMs),
+      parent: { runId: caller.parent.runId, depth: caller.parent.depth, namespace: caller.parent.namespace },
+    }),
+    callint: children.run,
+    vaults,
+    files,
+    remote,
+    poolTask: task.poolTask,
+    startKept,
+  });
+  const path = task.input.fullpath ?? "";
+  // Sealed once: an async run's start and end lines both keep it.
+  const sealedRequest = place.seal?.(run.runId, task.input);
+  if (run.started && run.accepted) {
+    const told = talk.onStarted?.({
+      runId: run.runId,
+      startedLine: recordLine(run.started, storePayloads),
+      accepted: run.accepted,
+      maskedPath: run.mask(path),
+      sealedRequest,
+    });
+    // What keeping the start met is the caller's to report (bass run's flush fails again at its end).
+    kept(Promise.resolve(told).catch(() => {}));
+  } else kept();
+  const result = await run.completion;
+  // Without a place for later records, async children are waited for: theirs go back with their parent's.
+  if (!later) await children.settled();
+  answered = true;
+  const { output, outputJson } = result;
+  const answer: RunTaskResult = {
+    runId: result.runId,
+    status: result.status,
+    // A JSON payload goes as its text only: what crosses a thread is cloned.
+    output:
+      outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
+    outputJson,
+    recordLine: recordLine(result.record, storePayloads),
+    sealedRequest,
+    childRecords,
+    record: task.returnRecord ? result.record : undefined,
+    maskedPath: result.mask(path),
+    maskedTexts: task.maskTexts && result.mask(task.maskTexts),
+    accepted: run.accepted,
+    // A callint parent masks what its child masked; a caller that shows the run masks its own copies.
+    maskedValues: caller || task.returnRecord ? result.maskedValues : undefined,
+  };
+  return later ? { result: answer, children: children.settled() } : { result: answer };
+}
