@@ -7,6 +7,8 @@ import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { median } from "./lib.js";
 
+const dist = new URL("../dist/", import.meta.url);
+
 /** A task the size of serve's (bench.serve's input) and an answer the size of its result (a record line). */
 const TASK = {
   version: 1,
@@ -34,8 +36,9 @@ const WORKERS = 2;
 
 /**
  * What serve's worker threads cost a request before any run: the round trip of a task of serve's size to
- * a worker that answers at once, through a piscina pool set up as serve's (src/pool/run-pool.ts), against
- * the same round trip over a bare Worker's postMessage. CPU of this whole process (all threads) per task,
+ * a worker that answers at once, through bass's thread pool (src/pool/threads.ts), against the same round
+ * trip through piscina (which the pool replaced: one postMessage, AsyncResource and timing per task) and
+ * over a bare Worker's postMessage. CPU of this whole process (all threads) per task,
  * 10 tasks in flight on 2 workers, rounds of `tasks` taking turns; medians of the rounds.
  */
 export async function measurePool({ rounds = 5, tasks = 20_000 } = {}) {
@@ -57,30 +60,36 @@ parentPort.on("message", ({ id }) => parentPort.postMessage({ id, answer: ${ANSW
     atomics: "disabled",
   });
   const bare = bareWorkers(bareFile);
+  const batchFile = join(dir, "batch-worker.mjs");
+  writeFileSync(
+    batchFile,
+    `import { parentPort } from "node:worker_threads";
+import { answerBatches } from ${JSON.stringify(new URL("pool/threads.js", dist).href)};
+answerBatches(parentPort, async () => ${ANSWER});\n`,
+  );
+  const { createThreadPool } = await import(new URL("pool/threads.js", dist));
+  const threads = createThreadPool({ filename: batchFile, size: WORKERS, perThread: 16 });
   try {
-    const viaPool = () => pool.run(TASK);
-    const viaBare = () => bare.run(TASK);
-    await cpuPerTask(viaPool, tasks / 4);
-    await cpuPerTask(viaBare, tasks / 4);
-    const poolTimes = [];
-    const bareTimes = [];
-    for (let round = 0; round < rounds; round++) {
-      poolTimes.push(await cpuPerTask(viaPool, tasks));
-      bareTimes.push(await cpuPerTask(viaBare, tasks));
-    }
-    const perTask = median(poolTimes);
-    const barePerTask = median(bareTimes);
+    const ways = {
+      threads: () => threads.run(TASK),
+      piscina: () => pool.run(TASK),
+      bare: () => bare.run(TASK),
+    };
+    const times = { threads: [], piscina: [], bare: [] };
+    for (const run of Object.values(ways)) await cpuPerTask(run, tasks / 4);
+    for (let round = 0; round < rounds; round++)
+      for (const [name, run] of Object.entries(ways)) times[name].push(await cpuPerTask(run, tasks));
+    const [perTask, piscinaPerTask, barePerTask] = [times.threads, times.piscina, times.bare].map(median);
     return [
       {
-        name: "worker round trip (piscina)",
+        name: "worker round trip (bass's pool)",
         value: perTask / 1000,
-        baseline: { ms: barePerTask / 1000, label: "bare postMessage" },
-        note: `a task of serve's size to a worker thread and its answer back cost ${perTask.toFixed(1)} µs of CPU (all threads) through the run pool's piscina, ${barePerTask.toFixed(1)} µs over a bare Worker's postMessage (${IN_FLIGHT} in flight on ${WORKERS} workers, medians of ${rounds} rounds of ${tasks} tasks, alternating); serve pays it on every request that runs in a worker`,
+        baseline: { ms: piscinaPerTask / 1000, label: "piscina" },
+        note: `a task of serve's size to a worker thread and its answer back cost ${perTask.toFixed(1)} µs of CPU (all threads) through bass's thread pool (src/pool/threads.ts: a batch per turn each way), ${piscinaPerTask.toFixed(1)} µs through piscina set up as bass had it, ${barePerTask.toFixed(1)} µs over a bare Worker's postMessage per task (${IN_FLIGHT} in flight on ${WORKERS} workers, medians of ${rounds} rounds of ${tasks} tasks, taking turns); serve pays it on every request that runs in a worker`,
       },
     ];
   } finally {
-    await pool.destroy();
-    await bare.close();
+    await Promise.all([pool.destroy(), bare.close(), threads.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -63,9 +63,9 @@ const lazyHttp2Client = {
 await build({
   // The worker threads that run integrations start from a file of their own.
   entryPoints: { main: "src/cli/main.ts", "run-worker": "src/pool/run-worker.ts" },
-  // piscina starts its threads from its own files, and Pyodide loads its WebAssembly and standard
-  // library from beside its own: both must stay where npm put them.
-  external: ["piscina", "pyodide"],
+  // Pyodide loads its WebAssembly and standard library from beside its own files: it stays where npm
+  // put it.
+  external: ["pyodide"],
   outdir: "dist/cli-bundle",
   bundle: true,
   splitting: true,

@@ -1,7 +1,6 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_threads";
-import { Piscina } from "piscina";
 import type { Env } from "../definition/load.js";
 import { createScrubber } from "../engine/masks.js";
 import { createRunId } from "../engine/run-id.js";
@@ -21,6 +20,7 @@ import { stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.j
 import { createPythonChildren, hasPython } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
 import { watchStuckCells } from "./stuck-cells.js";
+import { createThreadPool } from "./threads.js";
 
 const here = fileURLToPath(import.meta.url);
 // Run from its sources (tests), the pool starts the build's worker: `npm test` builds it first.
@@ -85,21 +85,17 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     stuckCells: stuck.buffer,
     python: hasPython(project),
   };
-  const pool = new Piscina({
+  const pool = createThreadPool({
     filename: workerFile,
     workerData: data,
-    minThreads: options.workers,
-    maxThreads: options.workers,
+    size: options.workers,
     // A run waits for its system's answers: a worker takes on more than one at a time.
-    concurrentTasksPerWorker: 16,
-    idleTimeout: Number.POSITIVE_INFINITY,
-    // Runs wait on I/O: a worker must keep its event loop, not block in Atomics.wait between tasks.
-    atomics: "disabled",
+    perThread: 16,
     resourceLimits: { maxOldGenerationSizeMb: project.limits.cellMemoryMb },
+    // A worker that ended with no run in it is only reported; the pool replaces every worker that ends.
+    onIdleError: (error) => options.logError?.(error),
+    onExit: () => stuck.freeEnded(),
   });
-  // piscina replaces a worker that ended; one that ended with no task in flight is only reported here.
-  pool.on("error", (error: unknown) => options.logError?.(error));
-  pool.on("workerDestroy", () => stuck.freeEnded());
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: RunName, error: unknown, startedId?: string) =>
     stoppedRunResult(task, error, startedId, createScrubber(secrets()));
@@ -126,10 +122,10 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       let answer: RunTaskResult | RunTaskError;
       let answered = false;
       try {
-        answer = await pool.run(
+        answer = (await pool.run(
           { ...task, port: talk.port, calls: talk.calls, poolTask },
-          talk.port ? { transferList: [talk.port] } : undefined,
-        );
+          talk.port ? [talk.port] : undefined,
+        )) as RunTaskResult | RunTaskError;
         answered = true;
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
@@ -153,7 +149,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     failed,
     close: async () => {
       stuck.close();
-      await Promise.all([pool.destroy(), below?.close()]);
+      await Promise.all([pool.close(), below?.close()]);
       later?.close();
     },
   };

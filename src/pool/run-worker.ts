@@ -1,6 +1,6 @@
 // A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
-import { BroadcastChannel, workerData } from "node:worker_threads";
+import { BroadcastChannel, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { noteCellRejection } from "../engine/cell.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
@@ -14,6 +14,7 @@ import { createTaskPlace, runTask, type TaskPlace } from "../runner/run-task.js"
 import { createSealer } from "../state/seal.js";
 import { remoteCallsOver } from "./remote-calls.js";
 import { reportCellsOn } from "./stuck-cells.js";
+import { answerBatches } from "./threads.js";
 
 const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
@@ -105,7 +106,7 @@ function open(task: RunTask): Promise<Opened | undefined> {
  * Runs one integration to its end; an async one says on the task's port when it started. What stops it
  * comes back as data, so that a rejected task always means the worker ended.
  */
-export default async function runWorkerTask(task: RunTask): Promise<RunTaskResult | RunTaskError> {
+async function runWorkerTask(task: RunTask): Promise<RunTaskResult | RunTaskError> {
   try {
     return await runOne(task);
   } catch (error) {
@@ -141,3 +142,5 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
     else await letGo();
   }
 }
+
+answerBatches(parentPort as MessagePort, (task) => runWorkerTask(task as RunTask));

@@ -5,7 +5,7 @@ import type { CellReporter } from "../python/watchdog.js";
 /**
  * Python cells stuck in one call into C code (`sum(range(10**12))`), which the interrupt that stops a cell at
  * its deadline cannot reach. Each worker says in shared memory which task's cell it runs and until when; the
- * pool ends a worker whose cell is still running `graceMs` past its deadline, and piscina replaces it.
+ * pool ends a worker whose cell is still running `graceMs` past its deadline, and replaces it.
  * Nothing is asked of a task that runs no Python: JavaScript cells stop themselves.
  */
 export interface StuckCellWatch {
@@ -17,7 +17,7 @@ export interface StuckCellWatch {
   stopped(task: number): boolean;
   /** The task has ended. */
   end(task: number): void;
-  /** Frees the slots of workers that ended (piscina says when one does, not which: its id is gone). */
+  /** Frees the slots of workers that ended (the pool says when one does, not which: its id is gone). */
   freeEnded(): void;
   close(): void;
 }

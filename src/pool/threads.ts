@@ -1,0 +1,171 @@
+import { type MessagePort, type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
+
+/**
+ * What goes to a worker thread and back, a batch per turn of the event loop: `[id, message]` pairs out,
+ * `[id, answer]` pairs back. One message per turn costs each side one wake-up however many runs it carries.
+ */
+export type Batch = unknown[];
+
+export interface ThreadPoolOptions {
+  /** The worker's module: it answers each batch's messages with `answerBatches` (see below). */
+  filename: string;
+  workerData: unknown;
+  size: number;
+  /** Messages a worker holds at once; more wait in the pool's queue. */
+  perThread: number;
+  resourceLimits?: ResourceLimits | undefined;
+  /** A worker that ended while it held no message (each held message is rejected with its error instead). */
+  onIdleError?: ((error: unknown) => void) | undefined;
+  /** A worker ended: it is replaced, unless the pool is closing. */
+  onExit?: (() => void) | undefined;
+}
+
+/** Worker threads that answer messages; a worker that ends rejects what it held and is replaced. */
+export interface ThreadPool {
+  /** Sends a message to the least busy worker and resolves with its answer. */
+  run(message: unknown, transferList?: readonly Transferable[]): Promise<unknown>;
+  /** The workers running now. */
+  readonly threads: Worker[];
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve(answer: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Thread {
+  worker: Worker;
+  held: Map<number, Pending>;
+  /** The batch being gathered this turn, and the transfers it carries. */
+  out: Batch;
+  transfers: Transferable[];
+}
+
+export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
+  const threads: Thread[] = [];
+  const queue: { id: number; message: unknown; transfers: readonly Transferable[]; pending: Pending }[] = [];
+  let nextId = 0;
+  let closing = false;
+  let flushing = false;
+
+  const flush = () => {
+    flushing = false;
+    for (const thread of threads) {
+      if (thread.out.length === 0) continue;
+      thread.worker.postMessage(thread.out, thread.transfers);
+      thread.out = [];
+      thread.transfers = [];
+    }
+  };
+  const send = (
+    thread: Thread,
+    id: number,
+    message: unknown,
+    transfers: readonly Transferable[],
+    pending: Pending,
+  ) => {
+    thread.held.set(id, pending);
+    thread.out.push(id, message);
+    thread.transfers.push(...transfers);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+  };
+  const leastBusy = () => {
+    let best: Thread | undefined;
+    for (const thread of threads)
+      if (thread.held.size < options.perThread && (!best || thread.held.size < best.held.size)) best = thread;
+    return best;
+  };
+  const drainQueue = () => {
+    for (let thread = leastBusy(); thread && queue.length; thread = leastBusy()) {
+      const next = queue.shift();
+      if (next) send(thread, next.id, next.message, next.transfers, next.pending);
+    }
+  };
+
+  const start = (): void => {
+    const worker = new Worker(options.filename, {
+      workerData: options.workerData,
+      resourceLimits: options.resourceLimits,
+    });
+    const thread: Thread = { worker, held: new Map(), out: [], transfers: [] };
+    threads.push(thread);
+    worker.on("message", (batch: Batch) => {
+      for (let at = 0; at < batch.length; at += 2) {
+        const id = batch[at] as number;
+        thread.held.get(id)?.resolve(batch[at + 1]);
+        thread.held.delete(id);
+      }
+      drainQueue();
+    });
+    let failure: unknown;
+    worker.on("error", (error) => {
+      failure = error;
+    });
+    worker.once("exit", (code) => {
+      threads.splice(threads.indexOf(thread), 1);
+      const error = failure ?? new Error(`the worker thread exited with code ${code}`);
+      if (thread.held.size === 0 && !closing) options.onIdleError?.(error);
+      for (const pending of thread.held.values()) pending.reject(error);
+      thread.held.clear();
+      options.onExit?.();
+      if (!closing) {
+        start();
+        drainQueue();
+      }
+    });
+  };
+  for (let count = 0; count < options.size; count++) start();
+
+  return {
+    run(message, transfers = []) {
+      if (closing) return Promise.reject(new Error("the pool is closed"));
+      return new Promise((resolve, reject) => {
+        const id = nextId++;
+        const pending = { resolve, reject };
+        const thread = leastBusy();
+        if (thread) send(thread, id, message, transfers, pending);
+        else queue.push({ id, message, transfers, pending });
+      });
+    },
+    get threads() {
+      return threads.map((thread) => thread.worker);
+    },
+    async close() {
+      closing = true;
+      const error = new Error("the pool is closed");
+      for (const waiting of queue.splice(0)) waiting.pending.reject(error);
+      await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    },
+  };
+}
+
+/**
+ * A worker's side of the pool: answers each message of the batches that come on `port` with `answer`, and
+ * sends the answers back a batch per turn. `answer` gives its failures as data: a rejection ends the worker.
+ */
+export function answerBatches(port: MessagePort, answer: (message: unknown) => Promise<unknown>): void {
+  let out: Batch = [];
+  let flushing = false;
+  const flush = () => {
+    flushing = false;
+    port.postMessage(out);
+    out = [];
+  };
+  const reply = (id: unknown, value: unknown) => {
+    out.push(id, value);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(flush);
+    }
+  };
+  port.on("message", (batch: Batch) => {
+    for (let at = 0; at < batch.length; at += 2) {
+      const id = batch[at];
+      void answer(batch[at + 1]).then((value) => reply(id, value));
+    }
+  });
+}
