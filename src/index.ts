@@ -12,14 +12,13 @@ export { type LoadedDefinition, type LoadedProject, loadFile, loadProject } from
 export { type RuleId, rules } from "./definition/rules.js";
 export type * from "./definition/types.js";
 export { type CompiledIntegration, compileIntegration } from "./engine/compile.js";
-export type { Item, RunRecord } from "./engine/record.js";
 export {
-  type RunInput,
   type RunOptions,
   type RunResult,
   runIntegration,
   startIntegration,
 } from "./engine/run.js";
+export type { Item, RunInput, RunRecord } from "./engine/types.js";
 export { BassError, type BassErrorCode, isBassError } from "./errors.js";
 export { createHistoryStore, type HistoryStore } from "./history/store.js";
 export { type Mockcore, startMockcore } from "./mockcore/server.js";

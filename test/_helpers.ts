@@ -9,8 +9,9 @@ import { echoAdapter } from "../src/adapters/echo.js";
 import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import { createOutput, type Output, type Writers } from "../src/cli/output.js";
 import type { Issue } from "../src/definition/issue.js";
-import { type RunInput, type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
+import { type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
 import type { RunFileKeeper } from "../src/engine/run-files.js";
+import type { RunInput } from "../src/engine/types.js";
 import { openProjectFiles } from "../src/project/open-files.js";
 import { assertUsable } from "../src/project/usable.js";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { type RunStatus, runTriggers } from "../engine/record.js";
+import { type RunStatus, runTriggers } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import type { HistoryFilter } from "../history/store.js";
 import { suggestion } from "../suggest.js";

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import type { ChalkInstance } from "chalk";
-import type { Item, RunRecord, RunStatus } from "../engine/record.js";
+import type { Item, RunRecord, RunStatus } from "../engine/types.js";
 
 const previewLength = 80;
 

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
-import type { UploadedFile } from "../engine/record.js";
-import type { RunInput } from "../engine/run.js";
+import type { RunInput, UploadedFile } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { parseJson } from "../project/data-file.js";
 import { envelopeInput, envelopeKeys } from "../project/envelope.js";

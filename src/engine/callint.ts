@@ -1,8 +1,7 @@
 import { BassError } from "../errors.js";
-import type { OutputData, RunStatus } from "./record.js";
-import type { RunInput } from "./run.js";
 import { addItem, type RunState } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
+import type { OutputData, RunInput, RunStatus } from "./types.js";
 
 /** How deep a chain of callint may go: the run called from outside is depth 0. */
 export const maxCallintDepth = 10;

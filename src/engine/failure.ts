@@ -1,6 +1,6 @@
 import { errorMessage, isBassError } from "../errors.js";
-import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
+import type { OutputData } from "./types.js";
 
 /** The default failure output of SPEC §12, by why the run failed. */
 const defaults: Record<FailureKind, { status: number; code: string; message: string }> = {

@@ -3,8 +3,8 @@ import { escapeRegExp } from "../escape-regexp.js";
 import { type CompiledCell, isThenable } from "./cell.js";
 import type { CompiledMask, CompiledPath } from "./compile.js";
 import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
-import type { RunRecord } from "./record.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
+import type { RunRecord } from "./types.js";
 
 /** What a mask puts in place of the value it hides (SPEC §4.8). */
 export const maskText = "XXXXXXXXXXXX";

@@ -5,11 +5,11 @@ import { createModuleLoader, type ModuleFiles } from "./modules.js";
 import { moneyLibraries } from "./money.js";
 import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
-import type { InputData, OutputData } from "./record.js";
 import { createRunFiles, type RunFiles } from "./run-files.js";
 import { addItem, type RunState } from "./run-state.js";
 import { callAdapterFromCell } from "./service-requests.js";
 import { snapshot } from "./snapshot.js";
+import type { InputData, OutputData } from "./types.js";
 import type { RunMasks } from "./vault.js";
 
 interface EndOptions {

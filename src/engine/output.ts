@@ -1,9 +1,9 @@
 import { isUint8Array } from "node:util/types";
 import { isObject } from "../objects.js";
 import { defaultFailureOutput } from "./failure.js";
-import type { OutputData } from "./record.js";
 import { addItem, currentOutput, type RunState } from "./run-state.js";
 import { bytesPreview, snapshot } from "./snapshot.js";
+import type { OutputData } from "./types.js";
 
 /** The output a run ends with, and its payload's JSON text when it is sent as JSON (made once, while checking). */
 export interface CheckedOutput {

@@ -1,6 +1,6 @@
 // A run's own files (open_file, list_files): the request's files, and those its cells write.
 import { shortestMaskedValue } from "./masks.js";
-import type { UploadedFile } from "./record.js";
+import type { UploadedFile } from "./types.js";
 
 /** One of a run's files, as kept with its record. */
 export interface RunFile {

@@ -2,9 +2,9 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
-import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./record.js";
 import type { RemoteCalls } from "./remote.js";
 import type { RunFiles } from "./run-files.js";
+import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./types.js";
 import type { VaultStore } from "./vault.js";
 
 /** Why a run is in failure; it picks the default failure output of SPEC §12. */

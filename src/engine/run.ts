@@ -7,7 +7,6 @@ import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
 import { setOwn } from "./paths.js";
-import type { InputData, Item, OutputData, RunRecord, RunTrigger, RunUser, UploadedFile } from "./record.js";
 import type { RemoteCalls } from "./remote.js";
 import { createRunFiles, maskedFiles, type RunFileInfo, type RunFileKeeper } from "./run-files.js";
 import { createRunId } from "./run-id.js";
@@ -23,20 +22,9 @@ import {
 } from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
 import { copyOf, snapshot } from "./snapshot.js";
+import type { InputData, Item, OutputData, RunInput, RunRecord, RunTrigger, UploadedFile } from "./types.js";
 import { runValidationRules } from "./validation.js";
 import type { VaultStore } from "./vault.js";
-
-/** What comes in: the request body and, where there is one, the rest of the HTTP request. */
-export interface RunInput {
-  payload: unknown;
-  method?: string | undefined;
-  path?: Record<string, string> | undefined;
-  params?: Record<string, unknown> | undefined;
-  headers?: Record<string, string> | undefined;
-  fullpath?: string | undefined;
-  user?: RunUser | null | undefined;
-  files?: Record<string, UploadedFile | UploadedFile[]> | undefined;
-}
 
 export interface RunOptions {
   adapters: AdapterResolver;

@@ -6,7 +6,6 @@ import { timedOut, withinDeadline } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
 import { applyFieldMappings } from "./mappings.js";
 import { applyMasks } from "./masks.js";
-import type { Item } from "./record.js";
 import {
   addItem,
   callCell,
@@ -17,6 +16,7 @@ import {
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
+import type { Item } from "./types.js";
 import { runValidationRules, toItems } from "./validation.js";
 
 /** One service call's part of the formula variable (SPEC §4.6). */

@@ -1,6 +1,6 @@
 import { isDate, isMap, isSet, isUint8Array } from "node:util/types";
 import { setOwn } from "./paths.js";
-import type { BytesPreview } from "./record.js";
+import type { BytesPreview } from "./types.js";
 
 /** Containers nested deeper than this are recorded as "[Too deep]": well past the 64 levels serve accepts. */
 const maxDepth = 128;

@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { RunRecord } from "../engine/record.js";
 import { isRunId, runIdTime } from "../engine/run-id.js";
+import type { RunRecord } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { isObject } from "../objects.js";
 import { systemReason } from "../system-error.js";

@@ -1,5 +1,4 @@
-import type { UploadedFile } from "../engine/record.js";
-import type { RunInput } from "../engine/run.js";
+import type { RunInput, UploadedFile } from "../engine/types.js";
 import type { Sealer } from "../state/seal.js";
 
 /**

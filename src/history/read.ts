@@ -1,5 +1,5 @@
-import type { RunRecord, RunStatus, RunTrigger } from "../engine/record.js";
 import { isRunId, runIdTime } from "../engine/run-id.js";
+import type { RunRecord, RunStatus, RunTrigger } from "../engine/types.js";
 import { listHistoryFiles, openedAt, readHistoryFile, segmentMaxAgeMs } from "./files.js";
 import type { PendingLines } from "./pending.js";
 

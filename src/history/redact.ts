@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
-import type { Item, RunRecord } from "../engine/record.js";
 import { scrubError } from "../engine/scrub-error.js";
+import type { Item, RunRecord } from "../engine/types.js";
 
 export const redacted = "*REDACTED*";
 

@@ -1,6 +1,5 @@
 import { maskText } from "../engine/masks.js";
-import type { RunRecord } from "../engine/record.js";
-import type { RunInput } from "../engine/run.js";
+import type { RunInput, RunRecord } from "../engine/types.js";
 import type { Sealer } from "../state/seal.js";
 import { openRequest } from "./kept-request.js";
 import { redacted } from "./redact.js";

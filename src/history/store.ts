@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { HistoryConfig } from "../definition/types.js";
-import type { RunRecord } from "../engine/record.js";
 import { isRunId } from "../engine/run-id.js";
+import type { RunRecord } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { createBatchWriter } from "./batches.js";
 import { type HistoryFile, readHistoryFile } from "./files.js";

@@ -1,7 +1,7 @@
 import { mayCall } from "../definition/cells.js";
 import type { Definition } from "../definition/types.js";
 import { type CallintAnswer, startedAnswer } from "../engine/callint.js";
-import type { OutputData, RunRecord } from "../engine/record.js";
+import type { OutputData, RunRecord } from "../engine/types.js";
 import { createRunningSet, type KeepRecord } from "../project/callint.js";
 import type { Project } from "../project/project.js";
 import type { RemoteCallintRequest, RunStarted, RunTask, RunTaskResult } from "../runner/messages.js";

@@ -7,10 +7,10 @@ import {
   type CallintRunner,
   startedAnswer,
 } from "../engine/callint.js";
-import type { RunRecord } from "../engine/record.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
+import type { RunRecord } from "../engine/types.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import { suggestion } from "../suggest.js";

@@ -1,4 +1,4 @@
-import type { RunInput } from "../engine/run.js";
+import type { RunInput } from "../engine/types.js";
 import { BassError } from "../errors.js";
 
 /** The keys of a request envelope: the body as `payload`, and the rest of the request around it. */

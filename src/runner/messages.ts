@@ -5,9 +5,8 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { CallintRequest } from "../engine/callint.js";
-import type { OutputData, RunRecord, RunTrigger } from "../engine/record.js";
-import type { RunInput } from "../engine/run.js";
 import type { CallSlot, CallTarget } from "../engine/service-requests.js";
+import type { OutputData, RunInput, RunRecord, RunTrigger } from "../engine/types.js";
 import type { AdapterChoice } from "../project/adapters.js";
 
 /** What a worker thread that runs integrations opens: the project, as the thread that started it did. */

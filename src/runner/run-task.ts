@@ -1,7 +1,8 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import type { RemoteCalls } from "../engine/remote.js";
-import { type RunInput, startIntegration } from "../engine/run.js";
+import { startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
+import type { RunInput } from "../engine/types.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
 import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../engine/record.js";
+import type { RunRecord } from "../engine/types.js";
 import type { RunStarted, RunTask, RunTaskResult } from "./messages.js";
 
 /** A run as a caller asks for it; what carries it to a worker (a port, a flag, a task number) is the runner's. */

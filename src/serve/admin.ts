@@ -1,7 +1,6 @@
 import type { CompiledIntegration } from "../engine/compile.js";
-import type { RunStatus } from "../engine/record.js";
-import type { RunInput } from "../engine/run.js";
 import { isRunId } from "../engine/run-id.js";
+import type { RunInput, RunStatus } from "../engine/types.js";
 import { findRerun } from "../history/rerun-input.js";
 import { promoteRun } from "../testing/promote.js";
 import type { HandledResponse, ServeContext } from "./context.js";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { mayCall } from "../definition/cells.js";
-import type { RunInput } from "../engine/run.js";
+import type { RunInput } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";

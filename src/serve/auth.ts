@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ServeAuth } from "../definition/types.js";
-import type { RunUser } from "../engine/record.js";
+import type { RunUser } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { isLoopbackHost } from "../loopback.js";
 

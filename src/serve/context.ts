@@ -1,4 +1,4 @@
-import type { RunInput } from "../engine/run.js";
+import type { RunInput } from "../engine/types.js";
 import type { HistoryStore } from "../history/store.js";
 import type { Runner } from "../runner/runner.js";
 import type { Sealer } from "../state/seal.js";

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import busboy from "busboy";
-import type { UploadedFile } from "../engine/record.js";
+import type { UploadedFile } from "../engine/types.js";
 
 /** A `multipart/form-data` body: its fields as the payload, its files by field name. */
 export type ParsedForm =

@@ -1,4 +1,4 @@
-import type { UploadedFile } from "../engine/record.js";
+import type { UploadedFile } from "../engine/types.js";
 import { parseBody } from "./body.js";
 import { bodyAsFile, parseForm } from "./files.js";
 

@@ -1,4 +1,4 @@
-import type { RunRecord } from "../engine/record.js";
+import type { RunRecord } from "../engine/types.js";
 import type { HistoryStore } from "../history/store.js";
 
 /** What the run list shows of a run; the page reads the rest from `/_bass/runs/{id}`. */

@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import { everyMs, scheduleProblem } from "../definition/schedule.js";
 import type { CompiledIntegration } from "../engine/compile.js";
-import type { RunInput } from "../engine/run.js";
+import type { RunInput } from "../engine/types.js";
 import type { ServedSet } from "./served-set.js";
 
 /** Runs an integration as serve runs a request's, in one of its slots; resolves when the run has ended. */

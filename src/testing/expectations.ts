@@ -1,4 +1,4 @@
-import type { Item, OutputData, RunRecord } from "../engine/record.js";
+import type { Item, OutputData, RunRecord } from "../engine/types.js";
 import { isMatcher, type Matcher, matches } from "./matchers.js";
 import type { Expectations } from "./test-file.js";
 

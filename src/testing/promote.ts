@@ -1,5 +1,5 @@
 import type { MockAnswer } from "../adapters/mock.js";
-import type { RunRecord } from "../engine/record.js";
+import type { RunRecord } from "../engine/types.js";
 import { expectedOutput, outputOf } from "./expectations.js";
 import type { TestCase } from "./test-file.js";
 

@@ -1,5 +1,5 @@
 import type { MockAnswers } from "../adapters/mock.js";
-import type { OutputData } from "../engine/record.js";
+import type { OutputData } from "../engine/types.js";
 
 /** A `*.test.yaml` file (SPEC §11): cases of one integration. */
 export interface TestFile {

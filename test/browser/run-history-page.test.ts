@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { startServeInProcess } from "../serve/_serve-in-process.js";
 
 /** Debian's Chromium (or the one BASS_CHROMIUM names): the tests drive it, nothing is downloaded. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 

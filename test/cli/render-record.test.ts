@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from "node:util";
 import { Chalk } from "chalk";
 import { describe, expect, it } from "vitest";
 import { renderRecord, renderRunList } from "../../src/cli/render-record.js";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 
 const at = "2026-01-02T03:04:05.000Z";
 const plain = new Chalk({ level: 0 });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const masked = "XXXXXXXXXXXX";

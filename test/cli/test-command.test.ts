@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const masked = "XXXXXXXXXXXX";

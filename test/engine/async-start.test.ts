@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import type { HistoryStore } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli, startDefinition } from "../_helpers.js";
 

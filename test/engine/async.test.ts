@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import type { Adapter, AdapterResponse } from "../../src/adapters/adapter.js";
 import { echoAdapter } from "../../src/adapters/echo.js";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createHistoryStore, type HistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { createTempDir, defaultProjectFile, runCli, startDefinition } from "../_helpers.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
-import { type RunInput, runIntegration } from "../../src/engine/run.js";
+import { runIntegration } from "../../src/engine/run.js";
+import type { RunInput, RunRecord } from "../../src/engine/types.js";
 import { createProjectAdapters } from "../../src/project/adapters.js";
 import { createCallintRunner } from "../../src/project/callint.js";
 import { openProjectFiles } from "../../src/project/open-files.js";

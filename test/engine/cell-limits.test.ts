@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Item } from "../../src/engine/record.js";
+import type { Item } from "../../src/engine/types.js";
 import { runDefinition } from "../_helpers.js";
 
 function failures(items: readonly Item[]) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { noteCellRejection } from "../../src/engine/cell.js";
-import type { Item } from "../../src/engine/record.js";
+import type { Item } from "../../src/engine/types.js";
 import { runDefinition } from "../_helpers.js";
 
 // As bin/bass.js does: a rejection a cell left is noted for its cell, never the test process's failure.

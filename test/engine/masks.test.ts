@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { MockAnswers } from "../../src/adapters/mock.js";
 import { createScrubber } from "../../src/engine/masks.js";
-import type { Item, ItemKind, RunRecord } from "../../src/engine/record.js";
-import type { RunInput } from "../../src/engine/run.js";
+import type { Item, ItemKind, RunInput, RunRecord } from "../../src/engine/types.js";
 import { defaultProjectFile, runDefinition } from "../_helpers.js";
 
 const masked = "XXXXXXXXXXXX";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { echoAdapter } from "../../src/adapters/echo.js";
-import type { Item } from "../../src/engine/record.js";
-import { type RunInput, runIntegration } from "../../src/engine/run.js";
+import { runIntegration } from "../../src/engine/run.js";
+import type { Item, RunInput } from "../../src/engine/types.js";
 import { openProjectFiles } from "../../src/project/open-files.js";
 import { createTempDir, defaultProjectFile, runDefinition } from "../_helpers.js";
 

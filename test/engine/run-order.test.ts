@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MockAnswers } from "../../src/adapters/mock.js";
 import { serviceRequestHooks } from "../../src/definition/types.js";
-import type { Item } from "../../src/engine/record.js";
+import type { Item } from "../../src/engine/types.js";
 import { type RunDefinitionOptions, runDefinition } from "../_helpers.js";
 
 /** What a run did, in order: each LOG item's text, `REQUEST <label>` and the kind of every other item. */

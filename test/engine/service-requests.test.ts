@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import type { MockAnswers } from "../../src/adapters/mock.js";
 import { serviceRequestHooks } from "../../src/definition/types.js";
-import type { Item } from "../../src/engine/record.js";
+import type { Item } from "../../src/engine/types.js";
 import { runDefinition } from "../_helpers.js";
 
 type Result = Awaited<ReturnType<typeof runDefinition>>;

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RunInput } from "../../src/engine/run.js";
 import { runIntegration } from "../../src/engine/run.js";
+import type { RunInput } from "../../src/engine/types.js";
 import { createProjectAdapters } from "../../src/project/adapters.js";
 import { openProjectFiles } from "../../src/project/open-files.js";
 import { projectVaults } from "../../src/project/vaults.js";

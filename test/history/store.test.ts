@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { readHistoryFile } from "../../src/history/files.js";
 import {
   createHistoryStore,

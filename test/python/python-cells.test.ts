@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Item } from "../../src/engine/record.js";
+import type { Item } from "../../src/engine/types.js";
 import { loadPython } from "../../src/python/runtime.js";
 import { createTempDir, runDefinition } from "../_helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createServeApp } from "../../src/serve/app.js";
 import { createTempDir, runCli } from "../_helpers.js";
 

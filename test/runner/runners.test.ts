@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { isBassError } from "../../src/errors.js";
 import { createRunPool } from "../../src/pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../../src/project/adapters.js";

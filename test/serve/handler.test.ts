@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
 import { createRunId } from "../../src/engine/run-id.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createServeApp } from "../../src/serve/app.js";
 import {
   createFakeCore,

@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { stringify } from "yaml";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { createServeApp, type ServeApp } from "../../src/serve/app.js";
 import { createTempDir } from "../_helpers.js";
 

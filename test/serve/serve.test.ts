@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { runServe, type ServeCommandOptions } from "../../src/cli/serve.js";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { isBassError } from "../../src/errors.js";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
 import { captureOutput, createTempDir, runCli, stopSignal } from "../_helpers.js";

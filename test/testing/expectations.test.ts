@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Item, RunRecord } from "../../src/engine/record.js";
+import type { Item, RunRecord } from "../../src/engine/types.js";
 import { checkExpectations, isSubset, outputOf } from "../../src/testing/expectations.js";
 import type { Expectations } from "../../src/testing/test-file.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RunRecord } from "../../src/engine/record.js";
+import type { RunRecord } from "../../src/engine/types.js";
 import { checkExpectations } from "../../src/testing/expectations.js";
 import { isMatcher, markVolatile, matches } from "../../src/testing/matchers.js";
 

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { AdapterResponse } from "../../src/adapters/adapter.js";
-import type { Item, OutputData, RunRecord } from "../../src/engine/record.js";
+import type { Item, OutputData, RunRecord } from "../../src/engine/types.js";
 import { promoteRun } from "../../src/testing/promote.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 

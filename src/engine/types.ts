@@ -1,4 +1,5 @@
-/** The run history record of SPEC §5: one per run, masked before anything reads it. */
+// The domain types every layer shares: what a run takes in (RunInput), and the run history record it
+// leaves, one per run, masked before anything reads it.
 import type { AdapterResponse } from "../adapters/adapter.js";
 import type { RunFileInfo } from "./run-files.js";
 
@@ -103,4 +104,16 @@ export interface RunRecord {
   /** The run's files, kept in `.bass/files/<run id>/`: its request's, and those its cells wrote. */
   files?: RunFileInfo[];
   items: Item[];
+}
+
+/** What comes in: the request body and, where there is one, the rest of the HTTP request. */
+export interface RunInput {
+  payload: unknown;
+  method?: string | undefined;
+  path?: Record<string, string> | undefined;
+  params?: Record<string, unknown> | undefined;
+  headers?: Record<string, string> | undefined;
+  fullpath?: string | undefined;
+  user?: RunUser | null | undefined;
+  files?: Record<string, UploadedFile | UploadedFile[]> | undefined;
 }
