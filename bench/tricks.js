@@ -11,7 +11,7 @@ const dist = new URL("../dist/", import.meta.url);
 
 /** The cases, each a few seconds: rounds of `roundMs` for the trick and for the plain code, alternating. */
 export async function measureTricks({ rounds = 5, roundMs = 250 } = {}) {
-  const { withinDeadline } = await import(new URL("engine/deadlines.js", dist));
+  const { createDeadlines } = await import(new URL("engine/deadlines.js", dist));
   const { isoTime, runSignal } = await import(new URL("engine/run-state.js", dist));
   const { CallContext } = await import(new URL("engine/service-requests.js", dist));
   const { specialFunctionNames } = await import(new URL("definition/cells.js", dist));
@@ -19,7 +19,7 @@ export async function measureTricks({ rounds = 5, roundMs = 250 } = {}) {
   const { createCellRealm } = await import(new URL("engine/realm.js", dist));
   const { createRandomPool } = await import(new URL("random-pool.js", dist));
   const cases = [
-    deadlineCase(withinDeadline),
+    deadlineCase(createDeadlines().within),
     timestampCase(isoTime),
     namespaceCase(specialFunctionNames),
     callContextCase(CallContext, runSignal),

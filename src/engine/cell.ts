@@ -3,7 +3,7 @@ import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError, type BassErrorCode, errorMessage, runFailureCodes } from "../errors.js";
-import { timedOut, withinDeadline } from "./deadlines.js";
+import { timedOut } from "./deadlines.js";
 import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
 export type { Namespace } from "./realm.js";
@@ -120,7 +120,7 @@ async function settle(
   const calls = settling.get(filename) ?? new Set<CellCall>();
   settling.set(filename, calls.add(call));
   try {
-    const settled = await withinDeadline(value, call.deadline, () => realm.expire(call));
+    const settled = await realm.deadlines.within(value, call.deadline, () => realm.expire(call));
     if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
     // Node reports a rejection nobody handled once the current turn is over.
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,7 @@
 import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import { createDeadlines, type Deadlines } from "./deadlines.js";
 import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
 
@@ -55,6 +56,8 @@ export interface NativeLibrary {
  * checks the compiled code calls are made in the realm, and what bass hands in is copied into it.
  */
 export interface CellRealm {
+  /** The waits of its runs' cells and service calls, each to end by its deadline. */
+  deadlines: Deadlines;
   /** The project file's `modules:`, for `import_module` of Python cells, which read them themselves. */
   modules?: ModuleFiles;
   /**
@@ -393,6 +396,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     native,
   });
   return {
+    deadlines: createDeadlines(),
     compile(code, form, isAsync, filename) {
       const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
       const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;

@@ -2,7 +2,7 @@ import type { AdapterCallContext, AdapterResolver, AdapterResponse } from "../ad
 import type { ServiceRequestHook } from "../definition/types.js";
 import type { CompiledCell } from "./cell.js";
 import type { CompiledServiceRequest } from "./compile.js";
-import { timedOut, withinDeadline } from "./deadlines.js";
+import { timedOut } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
 import { applyFieldMappings } from "./mappings.js";
 import { applyMasks } from "./masks.js";
@@ -255,7 +255,7 @@ async function execute(
   try {
     const adapter = adapters(request.system);
     const context = new CallContext(state, request, sridx);
-    const answer = await withinDeadline(
+    const answer = await state.integration.realm.deadlines.within(
       adapter.execute(snapshot(prepared) as CallSlot["request"], context),
       state.runDeadline,
       () => state.abort?.abort(),

@@ -2,14 +2,15 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createHttpAdapter } from "../../src/adapters/http.js";
-import { timedOut, withinDeadline } from "../../src/engine/deadlines.js";
+import { createDeadlines, timedOut } from "../../src/engine/deadlines.js";
 import { runDefinition } from "../_helpers.js";
 import { startTestServer } from "../adapters/_server.js";
 
 const never = () => new Promise<never>(() => {});
+const withinDeadline = createDeadlines().within;
 const inMs = (ms: number) => performance.now() + ms;
 
-describe("withinDeadline", () => {
+describe("a list of deadlines", () => {
   it("gives the work's value, or its error, when it settles first", async () => {
     let timeouts = 0;
     const onTimeout = () => void timeouts++;
@@ -75,7 +76,7 @@ describe("withinDeadline", () => {
         [
           "--input-type=module",
           "-e",
-          `import { withinDeadline, timedOut } from ${JSON.stringify(module)};\n${body}`,
+          `import { createDeadlines, timedOut } from ${JSON.stringify(module)};\nconst withinDeadline = createDeadlines().within;\n${body}`,
         ],
         {
           encoding: "utf8",
