@@ -2,7 +2,7 @@ import type { AdapterCallContext, AdapterResolver, AdapterResponse } from "../ad
 import type { ServiceRequestHook } from "../definition/types.js";
 import type { CompiledCell } from "./cell.js";
 import type { CompiledServiceRequest } from "./compile.js";
-import { timedOut } from "./deadlines.js";
+import { type Deadlines, timedOut } from "./deadlines.js";
 import { enterFailure, recordError } from "./failure.js";
 import { applyFieldMappings } from "./mappings.js";
 import { applyMasks } from "./masks.js";
@@ -35,7 +35,14 @@ export async function callAdapterFromCell(state: RunState, args: CallAdapterArgu
   if (!adapters) throw new Error("calladapter cannot call a system here");
   const { target, request } = calladapterRequest(args);
   const started = performance.now();
-  const { response } = await execute(state, target, adapters, request, null);
+  const { response } = await execute(
+    state,
+    state.integration.realm.deadlines,
+    target,
+    adapters,
+    request,
+    null,
+  );
   return calladapterAnswered(state, target, request, response, started);
 }
 
@@ -166,7 +173,14 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   }
 
   // Execute, then RESPONSE masks and rules.
-  const { response, timedOut } = await execute(state, request, adapters, slot.request, sridx);
+  const { response, timedOut } = await execute(
+    state,
+    state.integration.realm.deadlines,
+    request,
+    adapters,
+    slot.request,
+    sridx,
+  );
   slot.response = state.integration.realm.adopt(response);
   const item = addRequestItem(state, request, sridx, started, slot.request.payload, response);
   if (item.response && request.responseMasks.length > 0) {
@@ -247,6 +261,7 @@ export type CallTarget = Pick<CompiledServiceRequest, "system" | "formulaVariabl
 
 async function execute(
   state: RunState,
+  deadlines: Deadlines,
   request: CallTarget,
   adapters: AdapterResolver,
   prepared: CallSlot["request"],
@@ -255,7 +270,7 @@ async function execute(
   try {
     const adapter = adapters(request.system);
     const context = new CallContext(state, request, sridx);
-    const answer = await state.integration.realm.deadlines.within(
+    const answer = await deadlines.within(
       adapter.execute(snapshot(prepared) as CallSlot["request"], context),
       state.runDeadline,
       () => state.abort?.abort(),
@@ -356,10 +371,11 @@ function addRequestItem(
  */
 export async function executeForRemoteRun(
   adapters: AdapterResolver,
+  deadlines: Deadlines,
   target: CallTarget,
   request: CallSlot["request"],
   remainingMs: number,
 ): Promise<AdapterResponse> {
   const stand = { runDeadline: performance.now() + remainingMs, abort: undefined } as RunState;
-  return (await execute(stand, target, adapters, request, null)).response;
+  return (await execute(stand, deadlines, target, adapters, request, null)).response;
 }

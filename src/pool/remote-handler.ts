@@ -1,3 +1,4 @@
+import { createDeadlines } from "../engine/deadlines.js";
 import { executeForRemoteRun } from "../engine/service-requests.js";
 import type { VaultStore } from "../engine/vault.js";
 import { resolveHistoryOptions, runFilesOf } from "../history/store.js";
@@ -30,12 +31,16 @@ export interface RemoteHandlerOptions {
  * ended.
  */
 export function createRemoteHandler(options: RemoteHandlerOptions): RemoteHandler {
+  // The waits of the calls made here for runs elsewhere.
+  const deadlines = createDeadlines();
   return {
     async answer(call, choice, python) {
       const { project, adapters, vaults } = options.current();
       const resolve = await adapters.resolverFor(choice ?? { kind: "live" });
       if (call.kind === "calladapter")
-        return { value: await executeForRemoteRun(resolve, call.target, call.request, call.remainingMs) };
+        return {
+          value: await executeForRemoteRun(resolve, deadlines, call.target, call.request, call.remainingMs),
+        };
       const history = resolveHistoryOptions(project.dir, project.config.history);
       const children = createCallintRunner(project, {
         adapters: resolve,
