@@ -140,11 +140,6 @@ const bootstrap = String.raw`(host) => {
       for (let index = 0; index < value.length; index++) copy[index] = adopt(value[index], depth + 1);
       return copy;
     }
-    // Reading another realm's prototype is slow, its constructor is not: plain objects, by far the most
-    // common, are told apart by it, and anything else is looked at by its prototype.
-    const made = value.constructor;
-    if (made === Object) return adoptWithin(value, depth);
-    if (made === host.Object) return copyPlain(value, depth);
     const prototype = Object.getPrototypeOf(value);
     if (realmPrototypes.has(prototype)) return adoptWithin(value, depth);
     if (prototype !== host.objectPrototype) {
@@ -155,20 +150,6 @@ const bootstrap = String.raw`(host) => {
         return new Map(Array.from(value, ([key, item]) => [adopt(key, depth + 1), adopt(item, depth + 1)]));
       if (host.isSet(value)) return new Set(Array.from(value, (item) => adopt(item, depth + 1)));
     }
-    return copyKeys(value, depth);
-  };
-  // A plain object of bass's realm has only its own names to enumerate, and for-in reads them from a
-  // cache where Object.keys, given another realm's object, does not.
-  const copyPlain = (value, depth) => {
-    const copy = {};
-    for (const key in value) {
-      const item = adopt(value[key], depth + 1);
-      if (key in copy) own(copy, key, item);
-      else copy[key] = item;
-    }
-    return copy;
-  };
-  const copyKeys = (value, depth) => {
     const copy = {};
     for (const key of Object.keys(value)) {
       const item = adopt(value[key], depth + 1);
@@ -199,9 +180,9 @@ const bootstrap = String.raw`(host) => {
     } catch (error) {
       throw realmError(error);
     }
-    if (!host.isPromise(result)) return adopt(result);
+    if (!host.isPromise(result)) return host.adopt(result);
     return new Promise((resolve, reject) =>
-      result.then((value) => resolve(adopt(value)), (error) => reject(realmError(error))),
+      result.then((value) => resolve(host.adopt(value)), (error) => reject(realmError(error))),
     );
   };
   const wrap = (implementation) => (...args) => callHost(implementation, args);
@@ -331,6 +312,10 @@ const bootstrap = String.raw`(host) => {
   ]) harden(intrinsic);
   return Object.freeze({
     adopt,
+    object: () => ({}),
+    array: (length) => new Array(length),
+    own,
+    prototypeNames: Object.getOwnPropertyNames(Object.prototype),
     harden,
     createNamespace: () => Object.create(base),
     enter(call) {
@@ -373,10 +358,12 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     }
     return made.get(name);
   };
+  // Plain data from bass comes in through bass's side of the copy (see copyFromBass), once the realm is made.
+  let fromBass = (value: unknown): unknown => value;
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
+    adopt: (value: unknown) => fromBass(value),
     now: () => performance.now(),
     objectPrototype: Object.prototype,
-    Object,
     isDate,
     isMap,
     isSet,
@@ -395,6 +382,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     nativeNames: Object.keys(natives),
     native,
   });
+  fromBass = copyFromBass(realm);
   return {
     deadlines: createDeadlines(),
     compile(code, form, isAsync, filename) {
@@ -405,7 +393,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     },
     createCall: (deadline) => realm.createCall(deadline),
     expire: (call) => realm.expire(call),
-    adopt: (value) => realm.adopt(value),
+    adopt: (value) => fromBass(value) as typeof value,
     harden: (value) => realm.harden(value),
     createNamespace: () => realm.createNamespace(),
     enter: (call) => realm.enter(call),
@@ -413,10 +401,53 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
 }
 
 interface RealmSide {
-  adopt<T>(value: T): T;
+  adopt<T>(value: T, depth?: number): T;
+  object(): Record<string, unknown>;
+  array(length: number): unknown[];
+  own(target: object, name: string, value: unknown): unknown;
+  /** The names the realm's Object.prototype holds: an object of the realm takes them by definition. */
+  prototypeNames: readonly string[];
   harden(value: unknown): void;
   createCall(deadline: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
   enter(call: CellCall | undefined): CellCall | undefined;
+}
+
+/** Nesting past this is cut (null), as the realm's own copy does. */
+const deepestCopy = 200;
+
+/**
+ * The copy of bass's plain data into the realm, walked on bass's side: reading another realm's objects
+ * (their prototype, their keys) from inside the cells' realm takes V8's slow path, and plain objects and
+ * arrays are most of what bass hands in (bench/tricks.js, "plain data copied from bass's side"). Anything
+ * else (the realm's own values, byte strings, dates, maps, sets, functions) the realm adopts itself.
+ */
+function copyFromBass(side: RealmSide): (value: unknown) => unknown {
+  const prototypeNames = new Set(side.prototypeNames);
+  const copy = (value: unknown, depth: number): unknown => {
+    if (typeof value === "function") return side.adopt(value, depth);
+    if (value === null || typeof value !== "object") return value;
+    if (depth > deepestCopy) return null;
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype === Object.prototype) {
+      const copied = side.object();
+      // bass's plain objects inherit no enumerable name: for-in gives their own.
+      for (const name in value) {
+        const item = copy((value as Record<string, unknown>)[name], depth + 1);
+        // A name the realm's frozen Object.prototype holds (constructor, __proto__) cannot be assigned.
+        if (prototypeNames.has(name)) side.own(copied, name, item);
+        else copied[name] = item;
+      }
+      return copied;
+    }
+    if (prototype === Array.prototype) {
+      const items = value as unknown[];
+      const copied = side.array(items.length);
+      for (let index = 0; index < items.length; index++) copied[index] = copy(items[index], depth + 1);
+      return copied;
+    }
+    return side.adopt(value, depth);
+  };
+  return (value) => copy(value, 0);
 }
