@@ -14,6 +14,7 @@ import {
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
+import type { MatchSegment } from "./paths.js";
 import { compilePythonCell } from "./python-cell.js";
 import type { CellRealm } from "./realm.js";
 import { createValueMapper } from "./value-mapping.js";
@@ -26,8 +27,9 @@ export type CompiledPath = (
 
 export interface CompiledMask {
   label: string;
-  field: CompiledPath;
-  applyToEach: CompiledPath | undefined;
+  /** Mask paths hold names, indexes and `[*]` only (validate's field-path rule). */
+  field: MatchSegment[];
+  applyToEach: MatchSegment[] | undefined;
   applyIf: CompiledCell | undefined;
   minimum: number;
 }
@@ -172,8 +174,10 @@ export function compileIntegration(
     const at = ["masks", index] as const;
     const compiled: CompiledMask = {
       label: mask.field,
-      field: path([...at, "field"], mask.field),
-      applyToEach: mask.apply_to_each ? path([...at, "apply_to_each"], mask.apply_to_each) : undefined,
+      field: matchPath(path([...at, "field"], mask.field)),
+      applyToEach: mask.apply_to_each
+        ? matchPath(path([...at, "apply_to_each"], mask.apply_to_each))
+        : undefined,
       applyIf: cell([...at, "apply_if"], mask.apply_if),
       minimum: mask.abort_if_not_applied_x_times ?? 0,
     };
@@ -250,4 +254,9 @@ export function compileIntegration(
     namespaceNames,
     realm,
   };
+}
+
+/** A mask's path without bracket expressions, which validate does not let it have. */
+function matchPath(path: CompiledPath): MatchSegment[] {
+  return path.filter((segment): segment is MatchSegment => segment.kind !== "expression");
 }

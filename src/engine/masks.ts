@@ -1,8 +1,8 @@
 import { BassError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
 import { type CompiledCell, isThenable } from "./cell.js";
-import type { CompiledMask, CompiledPath } from "./compile.js";
-import { findMatches, type ResolvedSegment, setOwn } from "./paths.js";
+import type { CompiledMask } from "./compile.js";
+import { findMatches, setOwn } from "./paths.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
 import type { RunRecord } from "./types.js";
 
@@ -32,7 +32,7 @@ export function applyMasks(
 
 function applyMask(state: RunState, mask: CompiledMask, target: unknown): number {
   const scopes = mask.applyToEach
-    ? findMatches(target, staticPath(mask.applyToEach)).flatMap(({ value }) =>
+    ? findMatches(target, mask.applyToEach).flatMap(({ value }) =>
         Array.isArray(value) ? value.map((item, index) => ({ item, index })) : [],
       )
     : [{ item: target, index: null as number | null }];
@@ -44,7 +44,7 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
         )
       : true;
     if (!applies) continue;
-    for (const match of findMatches(item, staticPath(mask.field))) {
+    for (const match of findMatches(item, mask.field)) {
       rememberMasked(state.maskedValues, match.value);
       (match.parent as Record<string | number, unknown>)[match.key] = maskText;
       count++;
@@ -66,13 +66,6 @@ function decideNow(state: RunState, cell: CompiledCell): unknown {
     "CELL_ERROR",
     `${state.integration.name}: ${cell.label}: gives a promise, and a mask's apply_if must decide at once`,
     { cell: cell.label },
-  );
-}
-
-/** Mask paths hold names, indexes and `[*]` only (validate's field-path rule). */
-function staticPath(path: CompiledPath): (ResolvedSegment | { kind: "wildcard" })[] {
-  return path.filter(
-    (segment): segment is ResolvedSegment | { kind: "wildcard" } => segment.kind !== "expression",
   );
 }
 
