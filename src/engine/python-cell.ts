@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CellRef } from "../definition/cells.js";
 import { BassError } from "../errors.js";
-import { type PythonHost, type PythonOutcome, type PythonRuntime, pythonRuntime } from "../python/runtime.js";
+import { type PythonHost, type PythonOutcome, pythonRuntime } from "../python/runtime.js";
 import { unknownTask } from "../python/watchdog.js";
 import { callintAnswered, callintRequest } from "./callint.js";
 import type { CompileCellContext, CompiledCell, Namespace } from "./cell.js";
@@ -15,9 +15,11 @@ import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 let nextCellId = 0;
 const timedOut = "the cell ran past its time limit";
 
-/** The run whose Python cell runs now on this thread, and its integration's realm: the host works on it. */
-let current: { namespace: Namespace; realm: CellRealm } | undefined;
-let connected: PythonRuntime | undefined;
+/** The run a Python cell runs for: its namespace, and its integration's realm. */
+interface PythonRun {
+  namespace: Namespace;
+  realm: CellRealm;
+}
 
 /**
  * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine
@@ -27,10 +29,6 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   const runtime = pythonRuntime();
   // Opening a project with Python definitions loads the runtime first (src/project/open.ts).
   if (!runtime) throw new Error(`${context.integration}: Python cells need the Python runtime loaded first`);
-  if (connected !== runtime) {
-    runtime.connect(host);
-    connected = runtime;
-  }
   const at = (line: number, column = 1) =>
     context.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
   const filename = `bass-py-cell-${nextCellId++}`;
@@ -42,14 +40,9 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     });
   }
   const runNow = (namespace: Namespace, deadline: number) => {
-    const outer = current;
-    current = { namespace, realm: context.realm };
-    let outcome: PythonOutcome;
-    try {
-      outcome = runtime.run(compiled.cell, deadline, runStateOf(namespace).poolTask ?? unknownTask);
-    } finally {
-      current = outer;
-    }
+    const run = { namespace, realm: context.realm };
+    const task = runStateOf(namespace).poolTask ?? unknownTask;
+    const outcome: PythonOutcome = runtime.run(compiled.cell, run, host, deadline, task);
     if (outcome.ok) return outcome.value;
     // An error met past the deadline is the time-out's: a call the cell waited for gave up at it, before the
     // interrupt came.
@@ -71,23 +64,16 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   };
 }
 
-/** The run whose Python cell runs now. */
-function running(): { namespace: Namespace; realm: CellRealm } {
-  if (!current) throw new Error("a Python special function was called outside the cell that had it");
-  return current;
-}
-
-/** What Python cells ask of bass, for the run whose cell runs now: its names, special functions, shared
- * modules, vaults and calls. One for the thread: no run's object crosses into Python. */
-const host: PythonHost = {
-  read(name) {
-    const { namespace } = running();
+/** What Python cells ask of bass for their run: its names, special functions, shared modules, vaults and
+ * calls. One for every run: no run's object crosses into Python. */
+const host: PythonHost<PythonRun> = {
+  read({ namespace }, name) {
     return Object.hasOwn(namespace, name) ? namespace[name] : undefined;
   },
-  special: (name) => running().namespace[name],
-  readModule: (name) => moduleReader(running().realm)(name),
-  openVault(name) {
-    const state = runStateOf(running().namespace);
+  special: ({ namespace }, name) => namespace[name],
+  readModule: ({ realm }, name) => moduleReader(realm)(name),
+  openVault({ namespace }, name) {
+    const state = runStateOf(namespace);
     if (!state.vaults) throw new Error("open_vault: this run has no vaults");
     const held = state.vaults.openNow(String(name), state.cellDeadline, runMasks(state));
     // Held until the `with` block or the cell ends, whichever comes first.
@@ -95,8 +81,7 @@ const host: PythonHost = {
     state.holds.push(held.release);
     return held;
   },
-  callint(name, payload, options) {
-    const { namespace } = running();
+  callint({ namespace }, name, payload, options) {
     const state = runStateOf(namespace);
     const remote = remoteOf(state, "callint");
     const request = callintRequest(state, () => namespaceData(namespace), [name, payload, options as never]);
@@ -105,8 +90,8 @@ const host: PythonHost = {
     const answer = remote.callint(request, state.cellDeadline - performance.now());
     return callintAnswered(state, answer, started);
   },
-  calladapter(system, serviceName, payload, options) {
-    const state = runStateOf(running().namespace);
+  calladapter({ namespace }, system, serviceName, payload, options) {
+    const state = runStateOf(namespace);
     const remote = remoteOf(state, "calladapter");
     const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
     const started = performance.now();

@@ -6,23 +6,26 @@ import { createWatchdog, type Watchdog } from "./watchdog.js";
 /** A cell compiled by CPython (cells.py's Cell). */
 export type PythonCode = PyProxy;
 
-/** What Python cells ask of bass, for the run whose cell runs now. */
-export interface PythonHost {
+/**
+ * What Python cells ask of bass, for the run whose cell runs now (`R`, what `run` was given for it): the
+ * runtime keeps that run while the cell runs and hands it to each call.
+ */
+export interface PythonHost<R> {
   /**
    * The namespace's own value of a name, undefined where it has none. The namespace itself never crosses
    * into Python: Pyodide makes a proxy of an object without a prototype by throwing and catching an error.
    */
-  read(name: string): unknown;
+  read(run: R, name: string): unknown;
   /** A special function of the run (`console` and `data_utils` too), as its JavaScript cells have it. */
-  special(name: string): unknown;
+  special(run: R, name: string): unknown;
   /** A shared module's file and text, for import_module. */
-  readModule(name: unknown): [string, string];
+  readModule(run: R, name: unknown): [string, string];
   /** A vault, held by the run until `release` or the end of the cell. */
-  openVault(name: unknown): { vault: object; release(): void };
+  openVault(run: R, name: unknown): { vault: object; release(): void };
   /** callint, answered while the cell waits: the child's output. */
-  callint(name: unknown, payload: unknown, options: unknown): unknown;
+  callint(run: R, name: unknown, payload: unknown, options: unknown): unknown;
   /** calladapter, answered while the cell waits: `{ request, response }`. */
-  calladapter(system: unknown, serviceName: unknown, payload: unknown, options: unknown): unknown;
+  calladapter(run: R, system: unknown, serviceName: unknown, payload: unknown, options: unknown): unknown;
 }
 
 /** A name and where it is in a cell: 1-based line and column. */
@@ -58,13 +61,11 @@ export interface PythonRuntime {
   syntaxError(code: string): PythonSyntaxError | undefined;
   /** What lint needs of a cell that compiles (see cell_facts in cells.py). */
   facts(code: string): PythonCellFacts;
-  /** Gives the cells their host, once: its methods work on the run whose cell runs now. */
-  connect(host: PythonHost): void;
   /**
-   * Runs a cell of the run the host works on, its namespace read a name at a time, within `deadline` (a
-   * `performance.now()` time); `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
+   * Runs a cell of `run` within `deadline` (a `performance.now()` time), its host's methods working on that
+   * run while it does; `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
    */
-  run(cell: PythonCode, deadline: number, task: number): PythonOutcome;
+  run<R>(cell: PythonCode, run: R, host: PythonHost<R>, deadline: number, task: number): PythonOutcome;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -108,13 +109,29 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const connect = get("connect") as unknown as (host: PythonHost) => void;
+  const connect = get("connect") as unknown as (host: object) => void;
   const runCell = get("run_cell") as unknown as (cell: PythonCode) => unknown;
   const lastFailure = get("last_failure") as unknown as () => PyProxy;
   const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
+  // The run whose cell runs now, and its host: cells.py is connected once, to calls that go to them.
+  let running: { run: unknown; host: PythonHost<unknown> } | undefined;
+  const now = () => {
+    if (!running) throw new Error("a Python special function was called outside the cell that had it");
+    return running;
+  };
+  connect({
+    read: (name: string) => now().host.read(now().run, name),
+    special: (name: string) => now().host.special(now().run, name),
+    readModule: (name: unknown) => now().host.readModule(now().run, name),
+    openVault: (name: unknown) => now().host.openVault(now().run, name),
+    callint: (name: unknown, payload: unknown, options: unknown) =>
+      now().host.callint(now().run, name, payload, options),
+    calladapter: (system: unknown, serviceName: unknown, payload: unknown, options: unknown) =>
+      now().host.calladapter(now().run, system, serviceName, payload, options),
+  });
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
     if (!error) return undefined;
@@ -134,14 +151,16 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       const error = findSyntaxError(code, filename);
       return error ? { error } : { cell: compileCell(code, filename) };
     },
-    connect: (host) => connect(host),
-    run(cell, deadline, task) {
+    run(cell, run, host, deadline, task) {
+      const outer = running;
+      running = { run, host: host as PythonHost<unknown> };
       watchdog.arm(deadline, task);
       let value: unknown;
       try {
         value = runCell(cell);
       } finally {
         watchdog.disarm();
+        running = outer;
       }
       // Python's None comes over as undefined: a cell's None is JSON's null.
       if (value !== failed) return { ok: true, value: value ?? null };
