@@ -134,9 +134,10 @@ export async function runLoaded(
     const scrub = createScrubber([...(result.maskedValues ?? []), ...project.secrets]);
     await recording?.save((value) => scrub(copyOf(value)), name);
     // The run is shown first: its systems were called, whether or not its record could be kept.
+    // From a worker the start may come after the end, which says it too.
     await printRun(
       recordOf(result),
-      accepted,
+      accepted ?? result.accepted,
       { json: options.json, verbose: options.verbose ?? false },
       output,
     );

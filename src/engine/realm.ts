@@ -432,8 +432,7 @@ function copyFromBass(side: RealmSide): (value: unknown) => unknown {
     const prototype = Object.getPrototypeOf(value);
     if (prototype === Object.prototype) {
       const copied = side.object();
-      // bass's plain objects inherit no enumerable name: for-in gives their own.
-      for (const name in value) {
+      for (const name of Object.keys(value)) {
         const item = copy((value as Record<string, unknown>)[name], depth + 1);
         // A name the realm's frozen Object.prototype holds (constructor, __proto__) cannot be assigned.
         if (prototypeNames.has(name)) side.own(copied, name, item);

@@ -15,7 +15,7 @@ import type {
   RunTaskResult,
   RunWorkerData,
 } from "../runner/messages.js";
-import type { RunName, Runner, RunRequest } from "../runner/runner.js";
+import { closeGraceMs, type RunName, type Runner, type RunRequest, settledWithin } from "../runner/runner.js";
 import { stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
 import { createPythonChildren, hasPython } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
@@ -99,6 +99,8 @@ export function createRunPool(options: RunPoolOptions): RunPool {
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: RunName, error: unknown, startedId?: string) =>
     stoppedRunResult(task, error, startedId, createScrubber(secrets()));
+  // The answered tasks whose worker still holds their port (their async children run on).
+  const lettingGo = new Set<Promise<void>>();
   // The pool one callint level down, for the Python children of this one's Python runs.
   let below: RunPool | undefined;
   const poolBelow = () => {
@@ -132,10 +134,14 @@ export function createRunPool(options: RunPoolOptions): RunPool {
         const stopped = poolTask !== undefined && stuck.stopped(poolTask);
         return failed(task, workerEnd(error, stopped), talk.startedId());
       } finally {
-        // A run's async children may go on after it, in its worker, with its port and its task's number. A
+        // The worker lets go of the port once the run and its async children have ended: what it said on the
+        // port until then (an async run's start) is still read, though the answer came on another one. A
         // task that got no answer has no worker that holds its port.
-        if (onLaterChild && answered) talk.whenLetGo(done);
-        else {
+        if (answered) {
+          const letGo = talk.whenLetGo(done);
+          lettingGo.add(letGo);
+          void letGo.then(() => lettingGo.delete(letGo));
+        } else {
           done();
           talk.close();
         }
@@ -147,7 +153,9 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       return answer;
     },
     failed,
-    close: async () => {
+    async close() {
+      // Async children still running end first, for as long as a stopping serve gives its runs.
+      await settledWithin([...lettingGo], closeGraceMs);
       stuck.close();
       await Promise.all([pool.close(), below?.close()]);
       later?.close();
@@ -184,9 +192,15 @@ function taskTalk(
     calls,
     startedId: () => startedId,
     /** Calls `done` once the worker has let go of the port (or ended), or at once when there is none. */
-    whenLetGo(done: () => void) {
-      if (letGo) done();
-      else afterLetGo.push(done);
+    whenLetGo(done: () => void): Promise<void> {
+      return new Promise<void>((resolve) => {
+        const end = () => {
+          done();
+          resolve();
+        };
+        if (letGo) end();
+        else afterLetGo.push(end);
+      });
     },
     close: () => channel?.port1.close(),
   };

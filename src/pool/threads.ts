@@ -2,7 +2,8 @@ import { type MessagePort, type ResourceLimits, type Transferable, Worker } from
 
 /**
  * What goes to a worker thread and back, a batch per turn of the event loop: `[id, message]` pairs out,
- * `[id, answer]` pairs back. One message per turn costs each side one wake-up however many runs it carries.
+ * `[id, ok, answer]` triples back (`ok` false: the answer could not be sent, and `answer` says why). One
+ * message per turn costs each side one wake-up however many runs it carries.
  */
 export type Batch = unknown[];
 
@@ -34,13 +35,21 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+interface Outgoing {
+  id: number;
+  message: unknown;
+  transfers: readonly Transferable[];
+}
+
 interface Thread {
   worker: Worker;
   held: Map<number, Pending>;
-  /** The batch being gathered this turn, and the transfers it carries. */
-  out: Batch;
-  transfers: Transferable[];
+  /** The messages gathered this turn. */
+  out: Outgoing[];
 }
+
+/** How long the pool waits before it starts a worker again after one ended before it was up, at most. */
+const longestRestartMs = 5000;
 
 export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   const threads: Thread[] = [];
@@ -53,9 +62,25 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     flushing = false;
     for (const thread of threads) {
       if (thread.out.length === 0) continue;
-      thread.worker.postMessage(thread.out, thread.transfers);
+      post(thread, thread.out);
       thread.out = [];
-      thread.transfers = [];
+    }
+  };
+  // A batch that cannot be sent (a message that does not clone) goes a message at a time: only the one
+  // that does not clone fails.
+  const post = (thread: Thread, out: readonly Outgoing[]) => {
+    try {
+      thread.worker.postMessage(
+        out.flatMap(({ id, message }) => [id, message]),
+        out.flatMap(({ transfers }) => transfers),
+      );
+    } catch (error) {
+      if (out.length > 1) for (const one of out) post(thread, [one]);
+      else
+        for (const { id } of out) {
+          thread.held.get(id)?.reject(error);
+          thread.held.delete(id);
+        }
     }
   };
   const send = (
@@ -66,8 +91,7 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     pending: Pending,
   ) => {
     thread.held.set(id, pending);
-    thread.out.push(id, message);
-    thread.transfers.push(...transfers);
+    thread.out.push({ id, message, transfers });
     if (!flushing) {
       flushing = true;
       setImmediate(flush);
@@ -86,18 +110,28 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     }
   };
 
+  // Workers that ended before they were up, in a row: the next start waits longer each time.
+  let failedStarts = 0;
   const start = (): void => {
     const worker = new Worker(options.filename, {
       workerData: options.workerData,
       resourceLimits: options.resourceLimits,
     });
-    const thread: Thread = { worker, held: new Map(), out: [], transfers: [] };
+    const thread: Thread = { worker, held: new Map(), out: [] };
     threads.push(thread);
+    // Up once its module has loaded and it listens: its first batch, empty, says so.
+    let up = false;
     worker.on("message", (batch: Batch) => {
-      for (let at = 0; at < batch.length; at += 2) {
+      if (!up) {
+        up = true;
+        failedStarts = 0;
+      }
+      for (let at = 0; at < batch.length; at += 3) {
         const id = batch[at] as number;
-        thread.held.get(id)?.resolve(batch[at + 1]);
+        const pending = thread.held.get(id);
         thread.held.delete(id);
+        if (batch[at + 1]) pending?.resolve(batch[at + 2]);
+        else pending?.reject(new Error(String(batch[at + 2])));
       }
       drainQueue();
     });
@@ -112,10 +146,17 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
       for (const pending of thread.held.values()) pending.reject(error);
       thread.held.clear();
       options.onExit?.();
-      if (!closing) {
+      if (closing) return;
+      if (up) {
         start();
         drainQueue();
+        return;
       }
+      // A worker that cannot start (a broken install, a heap too small to load what it needs) is tried again
+      // later, and what waits for one fails now rather than waiting for it.
+      for (const waiting of queue.splice(0)) waiting.pending.reject(error);
+      const delay = Math.min(100 * 2 ** failedStarts++, longestRestartMs);
+      setTimeout(() => closing || start(), delay).unref();
     });
   };
   for (let count = 0; count < options.size; count++) start();
@@ -144,19 +185,32 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
 }
 
 /**
- * A worker's side of the pool: answers each message of the batches that come on `port` with `answer`, and
- * sends the answers back a batch per turn. `answer` gives its failures as data: a rejection ends the worker.
+ * A worker's side of the pool, called once its module is ready: answers each message of the batches that
+ * come on `port` with `answer`, and sends the answers back a batch per turn. `answer` gives its failures as
+ * data: a rejection ends the worker.
  */
 export function answerBatches(port: MessagePort, answer: (message: unknown) => Promise<unknown>): void {
   let out: Batch = [];
   let flushing = false;
   const flush = () => {
     flushing = false;
-    port.postMessage(out);
+    const batch = out;
     out = [];
+    try {
+      port.postMessage(batch);
+    } catch {
+      // An answer that does not clone fails alone, saying why; the others go as they are.
+      for (let at = 0; at < batch.length; at += 3) {
+        try {
+          port.postMessage(batch.slice(at, at + 3));
+        } catch (error) {
+          port.postMessage([batch[at], false, `the answer could not be sent: ${(error as Error).message}`]);
+        }
+      }
+    }
   };
   const reply = (id: unknown, value: unknown) => {
-    out.push(id, value);
+    out.push(id, true, value);
     if (!flushing) {
       flushing = true;
       setImmediate(flush);
@@ -168,4 +222,6 @@ export function answerBatches(port: MessagePort, answer: (message: unknown) => P
       void answer(batch[at + 1]).then((value) => reply(id, value));
     }
   });
+  // An empty batch: this worker is up.
+  port.postMessage([]);
 }

@@ -107,17 +107,21 @@ export async function runTask(
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.
   const sealedRequest = place.seal?.(run.runId, task.input);
-  if (run.started && run.accepted) {
-    const told = talk.onStarted?.({
-      runId: run.runId,
-      startedLine: recordLine(run.started, storePayloads),
-      accepted: run.accepted,
-      maskedPath: run.mask(path),
-      sealedRequest,
-    });
-    // What keeping the start met is the caller's to report (bass run's flush fails again at its end).
+  let told: unknown;
+  try {
+    if (run.started && run.accepted)
+      told = talk.onStarted?.({
+        runId: run.runId,
+        startedLine: recordLine(run.started, storePayloads),
+        accepted: run.accepted,
+        maskedPath: run.mask(path),
+        sealedRequest,
+      });
+  } finally {
+    // The run goes on whatever keeping its start met: that is the caller's to report (bass run's flush
+    // fails again at its end).
     kept(Promise.resolve(told).catch(() => {}));
-  } else kept();
+  }
   const result = await run.completion;
   // Without a place for later records, async children are waited for: theirs go back with their parent's.
   if (!later) await children.settled();

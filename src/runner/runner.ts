@@ -36,10 +36,30 @@ export interface Runner {
     onStarted?: (started: RunStarted) => unknown,
     python?: PythonTask,
   ): Promise<RunTaskResult>;
-  /** The record and the 500 of a run that `error` stopped before it could say how it ended. */
-  failed(task: RunName, error: unknown): RunTaskResult;
-  /** Waits for runs that go on after their answer (async callint children), and lets go of the threads. */
+  /**
+   * The record and the 500 of a run that `error` stopped before it could say how it ended; `startedId` is the
+   * run's own id when it had said its start, whose running record this one replaces.
+   */
+  failed(task: RunName, error: unknown, startedId?: string): RunTaskResult;
+  /**
+   * Waits up to `closeGraceMs` for runs that go on after their answer (async callint children), then lets
+   * go of its threads: a pool's workers end, and with them what still runs there.
+   */
   close(): Promise<void>;
+}
+
+/** How long closing a runner waits for the runs that go on after their answer: as long as a stopping serve. */
+export const closeGraceMs = 10_000;
+
+/** Waits for `work` to settle, or `ms`, whichever comes first. */
+export async function settledWithin(work: readonly Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.allSettled(work), timeUp]);
+  clearTimeout(timer);
 }
 
 /** A run's record as an object: the one the task returned, or read back from its line. */

@@ -15,8 +15,8 @@ export class WorkerStopped extends Error {
 }
 
 /**
- * The result of a run whose thread ended under it (SPEC §13.1), or that could not run (a definition gone
- * since the project was loaded): the engine's record of a stopped run (`stoppedRun`), masked with `scrub`
+ * The result of a run whose worker thread ended under it, or that could not run (a definition gone since
+ * the project was loaded): the engine's record of a stopped run (`stoppedRun`), masked with `scrub`
  * (an adapter's own error may quote a secret), under the run's own id when it had said its start, whose
  * running record this one replaces. Not the run's own end: a retry with the same Idempotency-Key runs.
  */
@@ -34,7 +34,7 @@ export function stoppedRunResult(
       ? `${error.message}: its worker thread was ended and replaced`
       : died
         ? `the worker thread running it ended: ${error.message}`
-        : `the worker thread could not run it: ${errorMessage(error)}`,
+        : `it could not be run: ${errorMessage(error)}`,
   );
   const { record, output } = stoppedRun(task, { code, message, status: stopped ? 504 : 500 }, startedId);
   return {

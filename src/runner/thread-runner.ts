@@ -2,7 +2,7 @@ import { createScrubber } from "../engine/masks.js";
 import { createRunningSet } from "../project/callint.js";
 import type { ChildRecord } from "./messages.js";
 import { runTask, type TaskPlace } from "./run-task.js";
-import type { Runner } from "./runner.js";
+import { closeGraceMs, type Runner, settledWithin } from "./runner.js";
 import { stoppedRunResult } from "./stopped.js";
 
 export interface ThreadRunnerOptions extends TaskPlace {
@@ -27,7 +27,7 @@ export function createThreadRunner(options: ThreadRunnerOptions): Runner {
       if (ran.children) children.add(ran.children);
       return ran.result;
     },
-    failed: (task, error) => stoppedRunResult(task, error, undefined, createScrubber(secrets())),
-    close: () => children.settled(),
+    failed: (task, error, startedId) => stoppedRunResult(task, error, startedId, createScrubber(secrets())),
+    close: () => settledWithin([children.settled()], closeGraceMs),
   };
 }

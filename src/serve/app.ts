@@ -153,9 +153,16 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     };
   };
   let runs = await runsOf(1);
+  // A reload's new thread runner takes over; the one it replaces still has async children to wait for.
+  const retired: Promise<void>[] = [];
+  const swapRuns = async () => {
+    const old = runs;
+    runs = await runsOf(old.version + 1);
+    if (old.runner !== runs.runner) retired.push(old.runner.close());
+  };
   let runnersClosed: Promise<unknown> | undefined;
-  // A thread runner waits for its async callint children; the pool ends its workers.
-  const closeRunners = () => (runnersClosed ??= Promise.all([runs.runner.close(), pool?.close()]));
+  // Each runner waits for its async callint children, up to its grace; the pool then ends its workers.
+  const closeRunners = () => (runnersClosed ??= Promise.all([runs.runner.close(), ...retired]));
   const context: ServeContext = {
     boundHost: options.host ?? set.settings.host,
     current: () => ({ set, runs }),
@@ -236,7 +243,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     if (sameSystems(set, next.set)) {
       set = next.set;
       restartSchedules();
-      runs = await runsOf(runs.version + 1);
+      await swapRuns();
       return { ok: true, set };
     }
     try {
@@ -245,7 +252,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
       systems = await startSystemsOf(next.set, options);
       set = next.set;
       restartSchedules();
-      runs = await runsOf(runs.version + 1);
+      await swapRuns();
       await old.adapters.close();
       return { ok: true, set };
     } catch (error) {

@@ -347,8 +347,12 @@ async function runEndpoint(
   const { history } = context;
   const { runner, version, mockcoreUrl } = served.runs;
   let onAccepted: ((started: RunStarted) => void) | undefined;
+  let startedId: string | undefined;
   const started = new Promise<RunStarted>((resolve) => {
-    onAccepted = resolve;
+    onAccepted = (start) => {
+      startedId = start.runId;
+      resolve(start);
+    };
   });
   const task = { version, integration: integration.name, input, ...cause };
   const onStarted = integration.definition.run_async ? onAccepted : undefined;
@@ -360,7 +364,7 @@ async function runEndpoint(
       pythonTask(integration.definition, served.set.project),
     )
     // Whatever stops the run is its record and its answer: an async run's caller has its 202 already.
-    .catch((error: unknown) => runner.failed(task, error))
+    .catch((error: unknown) => runner.failed(task, error, startedId))
     .then((result) => {
       ended = true;
       // A run its thread could not end has its request sealed here: it can be run again.

@@ -16,8 +16,9 @@ const worker = `import { parentPort, threadId } from "node:worker_threads";
 import { answerBatches } from ${JSON.stringify(threads)};
 let held = 0;
 let most = 0;
-answerBatches(parentPort, async ({ n, wait = 0, exit }) => {
+answerBatches(parentPort, async ({ n, wait = 0, exit, uncloneable }) => {
   if (exit) process.exit(3);
+  if (uncloneable) return { doubled: () => n * 2 };
   most = Math.max(most, ++held);
   await new Promise((resolve) => setTimeout(resolve, wait));
   held--;
@@ -31,10 +32,10 @@ afterEach(async () => {
   pool = undefined;
 });
 
-function createPool(options: { size?: number; perThread?: number } = {}) {
+function createPool(options: { size?: number; perThread?: number; source?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bass-threads-"));
   const file = join(dir, "worker.mjs");
-  writeFileSync(file, worker);
+  writeFileSync(file, options.source ?? worker);
   const exits: number[] = [];
   const idle: unknown[] = [];
   pool = createThreadPool({
@@ -99,5 +100,33 @@ describe("the thread pool", () => {
     await expect(pool.run({ n: 3 })).rejects.toThrow("the pool is closed");
     // The worker it held ended with the pool.
     expect(await running).toBeInstanceOf(Error);
+  });
+
+  it("fails only the message that does not clone, going out or coming back", async () => {
+    const { pool, cleanup } = createPool({ size: 1 });
+    const outcomes = await Promise.allSettled([
+      pool.run({ n: 1 }),
+      pool.run({ n: 2, notData: () => 2 }),
+      pool.run({ n: 3, uncloneable: true }),
+      pool.run({ n: 4 }),
+    ]);
+    cleanup();
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(outcomes[2]).toMatchObject({ reason: { message: expect.stringContaining("could not be sent") } });
+    expect(pool.threads).toHaveLength(1);
+  });
+
+  it("fails what waits when a worker cannot start, and tries again later, not at once", async () => {
+    const { pool, exits, cleanup } = createPool({ size: 2, source: "throw new Error('no such module');\n" });
+    await expect(pool.run({ n: 1 })).rejects.toThrow("no such module");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    cleanup();
+    // Without a pause between starts, two workers that end as they start end hundreds of times here.
+    expect(exits.length).toBeLessThan(12);
   });
 });

@@ -133,6 +133,22 @@ describe.each(runners)("the runner %s", (_name, createRunner) => {
     expect(kinds(recordOf(result))).toEqual(["INPUT", "DEBUG", "OUTPUT"]);
   });
 
+  it("says an async run's start while the thread that asked is busy", async () => {
+    const starts = new Set<string>();
+    const ids: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      const running = runner.run(task("later", {}), (started) => starts.add(started.runId));
+      // The caller is busy (serve under load) while the run ends: its end and its start wait together.
+      setImmediate(() => {
+        const until = performance.now() + 30;
+        while (performance.now() < until);
+      });
+      ids.push((await running).runId);
+    }
+    await vi.waitFor(() => expect(starts.size).toBe(8));
+    expect([...starts]).toEqual(ids);
+  });
+
   it("gives a callint child's record with its parent's, masked by what the parent masked", async () => {
     const result = await runner.run(task("parent", { tax_id: taxId }));
     expect(result.childRecords).toHaveLength(1);
