@@ -9,5 +9,5 @@ const args = process.argv.slice(2);
 if (args.find((arg) => !arg.startsWith("-")) === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg)))
   (await import("node:v8")).setFlagsFromString("--liftoff-only");
 const { guardCellRejections, main } = await import("../dist/cli-bundle/main.js");
-guardCellRejections();
-process.exitCode = await main(args);
+const engine = guardCellRejections();
+process.exitCode = await main(args, { engine });

@@ -12,6 +12,7 @@ export { type LoadedDefinition, type LoadedProject, loadFile, loadProject } from
 export { type RuleId, rules } from "./definition/rules.js";
 export type * from "./definition/types.js";
 export { type CompiledIntegration, compileIntegration } from "./engine/compile.js";
+export { createEngine, type Engine } from "./engine/engine.js";
 export {
   type RunOptions,
   type RunResult,

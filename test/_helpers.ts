@@ -9,6 +9,7 @@ import { echoAdapter } from "../src/adapters/echo.js";
 import { createMockAdapter, type MockAnswers } from "../src/adapters/mock.js";
 import { createOutput, type Output, type Writers } from "../src/cli/output.js";
 import type { Issue } from "../src/definition/issue.js";
+import type { Engine } from "../src/engine/engine.js";
 import { type RunResult, type StartedRun, startIntegration } from "../src/engine/run.js";
 import type { RunFileKeeper } from "../src/engine/run-files.js";
 import type { RunInput } from "../src/engine/types.js";
@@ -127,6 +128,8 @@ export interface RunDefinitionOptions {
   runTimeoutMs?: number;
   adapters?: AdapterResolver;
   files?: RunFileKeeper;
+  /** The engine whose rejections a test watches (see guardCellRejections); default: the project's own. */
+  engine?: Engine;
 }
 
 /** Loads, validates (refusing error findings, as `bass run` does), compiles and runs one definition. */
@@ -148,7 +151,7 @@ export function startDefinition(
     "bass.config.yaml": options.project ?? defaultProjectFile,
     "integrations/a.yaml": definition,
   });
-  const { project } = openProjectFiles({ cwd: dir, env: options.env ?? {} });
+  const { project } = openProjectFiles({ cwd: dir, env: options.env ?? {}, engine: options.engine });
   assertUsable(project.issues, "the test definition");
   const [loaded] = project.definitions;
   if (!loaded) throw new Error("no definition loaded");

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { noteCellRejection } from "../engine/cell.js";
+import { createEngine, type Engine } from "../engine/engine.js";
 import { isBassError } from "../errors.js";
 import { systemErrorMessage } from "../system-error.js";
 import type { Writers } from "./output.js";
@@ -12,6 +12,8 @@ export interface MainOptions {
   write?: Writers;
   /** Standard input, for `--input -`. */
   readStdin?: () => Promise<string>;
+  /** The process's engine, whose rejections `guardCellRejections` watches (default: each project its own). */
+  engine?: Engine;
 }
 
 async function readProcessStdin(): Promise<string> {
@@ -21,13 +23,15 @@ async function readProcessStdin(): Promise<string> {
 }
 
 /**
- * A promise a cell started and left rejected fails that cell's run (noteCellRejection), never the process;
- * any other rejection nobody handled is a bug of bass's and ends it, as Node would.
+ * The process's engine: a promise a cell of its runs started and left rejected fails that cell's run, never
+ * the process; any other rejection nobody handled is a bug of bass's and ends it, as Node would.
  */
-export function guardCellRejections(): void {
+export function guardCellRejections(): Engine {
+  const engine = createEngine();
   process.on("unhandledRejection", (reason, promise) => {
-    if (!noteCellRejection(reason, promise)) throw reason;
+    if (!engine.rejections.note(reason, promise)) throw reason;
   });
+  return engine;
 }
 
 /** Runs the CLI and returns its exit code: the one place where errors become messages and exit codes. */
@@ -37,6 +41,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     env: options.env ?? process.env,
     write: options.write ?? processWriters,
     readStdin: options.readStdin ?? readProcessStdin,
+    engine: options.engine,
     exitCode: 0,
   };
   const stderr = context.write.stderr;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import type { Engine } from "../engine/engine.js";
 import { type RunStatus, runTriggers } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import type { HistoryFilter } from "../history/store.js";
@@ -19,6 +20,8 @@ export interface ProgramContext {
   env: Readonly<Record<string, string | undefined>>;
   write: Writers;
   readStdin: () => Promise<string>;
+  /** The process's engine, for the commands that run cells (see guardCellRejections). */
+  engine?: Engine | undefined;
   /** Set by the command that ran: the process's exit code. */
   exitCode: number;
 }
@@ -175,6 +178,7 @@ export function createProgram(context: ProgramContext): Command {
           cwd: context.cwd,
           env: context.env,
           readStdin: context.readStdin,
+          engine: context.engine,
         },
         await outputFor(options),
       );
@@ -195,7 +199,7 @@ export function createProgram(context: ProgramContext): Command {
       const { runServe } = await import("./serve.js");
       const { port, host, watch, insecure, project } = options;
       context.exitCode = await runServe(
-        { port, host, watch, insecure, project, cwd: context.cwd, env: context.env },
+        { port, host, watch, insecure, project, cwd: context.cwd, env: context.env, engine: context.engine },
         await outputFor(options),
       );
     },
@@ -365,6 +369,7 @@ export function createProgram(context: ProgramContext): Command {
           cwd: context.cwd,
           env: context.env,
           progress,
+          engine: context.engine,
         },
         await outputFor(options),
       );
@@ -436,6 +441,7 @@ export function createProgram(context: ProgramContext): Command {
         project: options.project,
         cwd: context.cwd,
         env: context.env,
+        engine: context.engine,
       },
       await outputFor(options),
     );

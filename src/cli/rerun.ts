@@ -1,4 +1,5 @@
 import type { Env } from "../definition/load.js";
+import type { Engine } from "../engine/engine.js";
 import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import { findRerun } from "../history/rerun-input.js";
@@ -14,6 +15,8 @@ export interface RunHistoryRerunOptions {
   project?: string | undefined;
   cwd: string;
   env: Env;
+  /** The process's engine (see guardCellRejections); default: the project's own. */
+  engine?: Engine | undefined;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function runHistoryRerun(
     cache: true,
     // As bass run: Python cells run in a worker thread, which loads the runtime itself.
     pythonHere: false,
+    engine: options.engine,
   });
   const found = await findRerun(openHistory(project), id, () => openStateKey(project.dir, options.env));
   if (!found)

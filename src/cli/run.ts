@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { mayCall } from "../definition/cells.js";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import type { Engine } from "../engine/engine.js";
 import { createScrubber } from "../engine/masks.js";
 import type { RunOptions } from "../engine/run.js";
 import { copyOf } from "../engine/snapshot.js";
@@ -31,6 +32,8 @@ import { createRunRecording, type RunRecording } from "./run-record.js";
 import { withWaitingLine } from "./waiting.js";
 
 export interface RunCommandOptions extends Omit<ReadInputOptions, "cwd" | "readStdin"> {
+  /** The process's engine (see guardCellRejections); default: the project's own. */
+  engine?: Engine | undefined;
   mock?: string | undefined;
   record?: string | undefined;
   replay?: string | undefined;
@@ -57,6 +60,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
     cache: true,
     // Python cells run in a worker thread (runIsolated), which loads the runtime itself.
     pythonHere: false,
+    engine: options.engine,
   });
   let definition = project.definitions[0] as LoadedDefinition;
   assertRunnable(project, definition, output);
@@ -68,6 +72,7 @@ export async function runRun(name: string, options: RunCommandOptions, output: O
       projectDir: options.project,
       cache: true,
       pythonHere: false,
+      engine: options.engine,
     });
     definition = project.definitions.find((loaded) => loaded.value.name === name) as LoadedDefinition;
   }

@@ -1,4 +1,5 @@
 import type { Env } from "../definition/load.js";
+import type { Engine } from "../engine/engine.js";
 import { formatBroken, formatWarnings } from "../project/usable.js";
 import { createServeApp, type ServeApp } from "../serve/app.js";
 import { createBatch } from "../serve/batch.js";
@@ -24,6 +25,8 @@ export interface ServeCommandOptions {
   stopped?: Promise<unknown>;
   /** Called once serve listens, with its address (tests use it). */
   onListening?: (url: string) => void;
+  /** The process's engine (see guardCellRejections); default: the project's own. */
+  engine?: Engine | undefined;
 }
 
 /** `bass serve`: the project's endpoints as a local REST API until stopped; exit 0 after a graceful stop. */
@@ -40,6 +43,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
       host: options.host,
       insecure: options.insecure,
       logError,
+      engine: options.engine,
     });
   } catch (error) {
     // The signal handler would swallow Ctrl-C of a serve that never started.

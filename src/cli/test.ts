@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { isNode, parseDocument } from "yaml";
 import { findProjectFile, listTestFiles } from "../definition/files.js";
 import type { Env } from "../definition/load.js";
+import type { Engine } from "../engine/engine.js";
 import { BassError } from "../errors.js";
 import { openProject } from "../project/open.js";
 import { brokenFiles, formatBroken } from "../project/usable.js";
@@ -25,6 +26,8 @@ export interface TestCommandOptions extends CaseSelection {
   command?: string | undefined;
   /** Where a progress line may go while a long suite runs (a terminal), or undefined. */
   progress?: ((text: string) => void) | undefined;
+  /** The process's engine (see guardCellRejections); default: the project's own. */
+  engine?: Engine | undefined;
 }
 
 /** `bass test [paths…]`: runs the cases of `*.test.yaml` files; exit 0 when all pass, 1 when one fails. */
@@ -43,6 +46,7 @@ export async function runTestCommand(
     // Test files given without --project: their project is found from the first one upwards, as validate does.
     projectDir: options.project ?? projectOfPath(paths[0], options.cwd),
     cache: true,
+    engine: options.engine,
   });
   const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
   if (files.length === 0)

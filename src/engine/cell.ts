@@ -38,27 +38,6 @@ export interface CompileCellContext {
   realm: CellRealm;
 }
 
-let nextCellId = 0;
-
-/** The calls of each cell (by its compiled file name) whose promise bass is waiting for. */
-const settling = new Map<string, Set<CellCall>>();
-/** Errors of promises a call started and nobody handled: only where one call of its cell was settling. */
-const leftRejections = new WeakMap<CellCall, unknown>();
-
-/**
- * Takes note of a rejection nobody handled, if a cell's promise it is (of the cells' realm, not bass's):
- * the call of that cell bass was waiting for fails with it, and the process goes on. Where two calls of
- * the cell were settling at once (two runs of one integration), neither is blamed: the stack names the
- * cell, not the call. Says whether it was a cell's. The process's `unhandledRejection` handler calls it.
- */
-export function noteCellRejection(reason: unknown, promise: Promise<unknown>): boolean {
-  if (promise instanceof Promise) return false;
-  const file = isNativeError(reason) ? /bass-cell-\d+/.exec(reason.stack ?? "")?.[0] : undefined;
-  const calls = file === undefined ? undefined : settling.get(file);
-  if (calls?.size === 1) for (const call of calls) leftRejections.set(call, reason);
-  return true;
-}
-
 /** Compiles a prepared cell into a plain function: free names read the namespace, loops check the deadline. */
 export function compileCell(
   cell: CellRef,
@@ -73,7 +52,7 @@ export function compileCell(
       position: { file: context.file, ...where },
     });
   }
-  const filename = `bass-cell-${nextCellId++}`;
+  const filename = context.realm.engine.cellName("bass-cell");
   const compiled = context.realm.compile(prepared.code, prepared.form, prepared.async, filename);
   const stackLine = new RegExp(`${filename}:(\\d+):(\\d+)`);
   const fail = (error: unknown, call: CellCall) =>
@@ -117,21 +96,22 @@ async function settle(
   realm: CellRealm,
   filename: string,
 ): Promise<unknown> {
-  const calls = settling.get(filename) ?? new Set<CellCall>();
-  settling.set(filename, calls.add(call));
+  const { deadlines, rejections } = realm.engine;
+  const unwatch = rejections.watch(filename, call);
   try {
-    const settled = await realm.deadlines.within(value, call.deadline, () => realm.expire(call));
+    const settled = await deadlines.within(value, call.deadline, () => realm.expire(call));
     if (settled === timedOut) throw new RangeError("the cell ran past its time limit");
     // Node reports a rejection nobody handled once the current turn is over.
     await new Promise((resolve) => setImmediate(resolve));
-    if (leftRejections.has(call)) {
-      const left = leftRejections.get(call);
-      throw new Error(`a promise the cell started was rejected and nobody handled it: ${errorMessage(left)}`);
+    const left = rejections.leftBy(call);
+    if (left) {
+      throw new Error(
+        `a promise the cell started was rejected and nobody handled it: ${errorMessage(left.reason)}`,
+      );
     }
     return settled;
   } finally {
-    calls.delete(call);
-    if (calls.size === 0) settling.delete(filename);
+    unwatch();
   }
 }
 

@@ -1,5 +1,6 @@
 import { loopVariables } from "../definition/cells.js";
 import { callIntegration } from "./callint.js";
+import type { Engine } from "./engine.js";
 import { createScrubber } from "./masks.js";
 import { createModuleLoader, type ModuleFiles } from "./modules.js";
 import { moneyLibraries } from "./money.js";
@@ -183,9 +184,10 @@ function deepFreeze<T>(value: T): T {
  * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
  * one makes it for the namespace's run and keeps it as the namespace's own, since most runs call none.
  */
-export function createRunRealm(modules: ModuleFiles = { dir: ".", paths: {} }): CellRealm {
+export function createRunRealm(engine: Engine, modules: ModuleFiles = { dir: ".", paths: {} }): CellRealm {
   const importModule = createModuleLoader(() => realm, modules);
   const realm = createCellRealm({
+    engine,
     specialNames: [...Object.keys(specials), "import_module"],
     natives: moneyLibraries,
     special: (namespace, name) =>

@@ -12,7 +12,6 @@ import type { RemoteCalls } from "./remote.js";
 import type { RunState } from "./run-state.js";
 import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
-let nextCellId = 0;
 const timedOut = "the cell ran past its time limit";
 
 /** The run a Python cell runs for: its namespace, and its integration's realm. */
@@ -31,7 +30,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   if (!runtime) throw new Error(`${context.integration}: Python cells need the Python runtime loaded first`);
   const at = (line: number, column = 1) =>
     context.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
-  const filename = `bass-py-cell-${nextCellId++}`;
+  const filename = context.realm.engine.cellName("bass-py-cell");
   const compiled = runtime.compile(cell.code, filename);
   if ("error" in compiled) {
     const { message, line, column } = compiled.error;

@@ -1,7 +1,7 @@
 import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
-import { createDeadlines, type Deadlines } from "./deadlines.js";
+import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
 
@@ -30,6 +30,7 @@ export type SpecialImplementation =
   | Record<string, (...args: unknown[]) => unknown>;
 
 export interface CellRealmOptions {
+  engine: Engine;
   /** The names of the special functions; reading one calls `special` with the namespace that was read. */
   specialNames: readonly string[];
   special(namespace: Namespace, name: string): SpecialImplementation;
@@ -56,8 +57,8 @@ export interface NativeLibrary {
  * checks the compiled code calls are made in the realm, and what bass hands in is copied into it.
  */
 export interface CellRealm {
-  /** The waits of its runs' cells and service calls, each to end by its deadline. */
-  deadlines: Deadlines;
+  /** What its runs share with the other runs of the host: deadlines, cell names, left rejections. */
+  engine: Engine;
   /** The project file's `modules:`, for `import_module` of Python cells, which read them themselves. */
   modules?: ModuleFiles;
   /**
@@ -384,7 +385,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   });
   fromBass = copyFromBass(realm);
   return {
-    deadlines: createDeadlines(),
+    engine: options.engine,
     compile(code, form, isAsync, filename) {
       const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
       const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;

@@ -37,7 +37,7 @@ export async function callAdapterFromCell(state: RunState, args: CallAdapterArgu
   const started = performance.now();
   const { response } = await execute(
     state,
-    state.integration.realm.deadlines,
+    state.integration.realm.engine.deadlines,
     target,
     adapters,
     request,
@@ -175,7 +175,7 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   // Execute, then RESPONSE masks and rules.
   const { response, timedOut } = await execute(
     state,
-    state.integration.realm.deadlines,
+    state.integration.realm.engine.deadlines,
     request,
     adapters,
     slot.request,

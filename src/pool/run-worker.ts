@@ -1,7 +1,7 @@
 // A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
 import { BroadcastChannel, type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { noteCellRejection } from "../engine/cell.js";
+import { createEngine } from "../engine/engine.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
@@ -30,9 +30,11 @@ if (data.python)
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
 
-// A rejection a cell left fails that cell, never the worker (as bin/bass.js does for the main thread).
+// The thread's engine: a rejection a cell left fails that cell, never the worker (as bin/bass.js does for
+// the main thread).
+const engine = createEngine();
 process.on("unhandledRejection", (reason, promise) => {
-  if (!noteCellRejection(reason, promise)) throw reason;
+  if (!engine.rejections.note(reason, promise)) throw reason;
 });
 
 interface Opened {
@@ -70,6 +72,7 @@ function open(task: RunTask): Promise<Opened | undefined> {
             projectDir: data.projectDir,
             requestSchemas: data.requestSchemas,
             cache: true,
+            engine,
           });
     const adapters = createProjectAdapters(project, { mockcoreUrl: task.mockcoreUrl });
     const vaults =

@@ -18,6 +18,7 @@ import type { Definition } from "../definition/types.js";
 import type { PreparedCell } from "../engine/cell.js";
 import { prepareCell } from "../engine/cell-prepare.js";
 import { type CompiledIntegration, compileIntegration } from "../engine/compile.js";
+import { createEngine } from "../engine/engine.js";
 import { createRunRealm } from "../engine/namespace.js";
 import type { CellRealm } from "../engine/realm.js";
 import { BassError } from "../errors.js";
@@ -48,7 +49,7 @@ export function openProjectFiles(options: OpenProjectOptions): {
   // Made on the first compile: opening a project to read its history needs none.
   let realm: CellRealm | undefined;
   const modules = { dir: resolved.dir, paths: resolved.config.value?.modules ?? {} };
-  const realmOf = () => (realm ??= createRunRealm(modules));
+  const realmOf = () => (realm ??= createRunRealm(options.engine ?? createEngine(), modules));
   const needsPython =
     !pythonRuntime() && definitions.some((definition) => definition.value?.language === "python");
   for (const definition of usableDefinitions(definitions, issues)) {

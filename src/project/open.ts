@@ -20,7 +20,7 @@ export async function openProject(options: OpenProjectOptions): Promise<Project>
     String(options.requestSchemas ?? false),
   ];
   const cached = cache?.read<ProjectSnapshot>(parts);
-  const restored = cached && restoreProject(cached.value, cached.texts, options.env);
+  const restored = cached && restoreProject(cached.value, cached.texts, options.env, options.engine);
   if (restored) {
     const python = restored.definitions.some((definition) => definition.value?.language === "python");
     if (python && options.pythonHere !== false) await loadPython();

@@ -2,6 +2,7 @@ import type { Issue } from "../definition/issue.js";
 import type { Env, LoadedDefinition, LoadedFile } from "../definition/load.js";
 import type { ProjectConfig } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import type { Engine } from "../engine/engine.js";
 
 /** Which definitions a command needs: all of them (serve, test), one by name (run), or none (history). */
 export type DefinitionChoice = "all" | "none" | { name: string };
@@ -26,6 +27,11 @@ export interface OpenProjectOptions {
    * then loads only to lint files the cache has not seen.
    */
   pythonHere?: boolean;
+  /**
+   * What the project's runs share with the host's other runs (see Engine): the host's, so that its
+   * `unhandledRejection` handler finds the cell that left a rejection. Default: one of the project's own.
+   */
+  engine?: Engine | undefined;
 }
 
 /** The time limits of every run of a project: its `limits`, with the defaults of the project file's reference. */

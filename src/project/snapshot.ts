@@ -6,6 +6,7 @@ import { restoreYamlSource, type SourceSnapshot } from "../definition/source-sna
 import type { Definition, ProjectConfig } from "../definition/types.js";
 import type { PreparedCell } from "../engine/cell.js";
 import { compileIntegration } from "../engine/compile.js";
+import { createEngine, type Engine } from "../engine/engine.js";
 import { createRunRealm } from "../engine/namespace.js";
 import type { CellRealm } from "../engine/realm.js";
 import { BassError, type BassErrorCode, type SourcePosition } from "../errors.js";
@@ -48,6 +49,7 @@ export function restoreProject(
   snapshot: ProjectSnapshot,
   texts: ReadonlyMap<string, string>,
   env: Env,
+  engine: Engine = createEngine(),
 ): Project | undefined {
   const file = restoreFile<ProjectConfig>(snapshot.config, texts, env);
   const listing = findDefinitionFiles(snapshot.dir, file).files;
@@ -69,7 +71,7 @@ export function restoreProject(
     definitions,
     issues,
     compile: (definition) => {
-      realm ??= createRunRealm({ dir: snapshot.dir, paths: file.value?.modules ?? {} });
+      realm ??= createRunRealm(engine, { dir: snapshot.dir, paths: file.value?.modules ?? {} });
       return compileFromSnapshot(definition, snapshot.compiled[definition.path], realm);
     },
   });

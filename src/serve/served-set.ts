@@ -3,6 +3,7 @@ import type { Issue } from "../definition/issue.js";
 import type { Env } from "../definition/load.js";
 import type { Definition, ProjectConfig, ServeAuth } from "../definition/types.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import type { Engine } from "../engine/engine.js";
 import { isBassError } from "../errors.js";
 import { workerCount } from "../pool/worker-count.js";
 import { openProject, type Project } from "../project/open.js";
@@ -53,6 +54,8 @@ export interface LoadServedSetOptions {
   cwd: string;
   env: Env;
   projectDir?: string | undefined;
+  /** The process's engine (see OpenProjectOptions), shared by every set a reload loads. */
+  engine?: Engine | undefined;
 }
 
 export type LoadedSet = { ok: true; set: ServedSet } | { ok: false; issues: Issue[] };
@@ -62,7 +65,14 @@ export type LoadedSet = { ok: true; set: ServedSet } | { ok: false; issues: Issu
  * the load; a definition with one of its own is left out (`broken`), and the others are served.
  */
 export async function loadServedSet(options: LoadServedSetOptions): Promise<LoadedSet> {
-  const project = await openProject({ ...options, requestSchemas: true, cache: true });
+  const project = await openProject({
+    cwd: options.cwd,
+    env: options.env,
+    projectDir: options.projectDir,
+    engine: options.engine,
+    requestSchemas: true,
+    cache: true,
+  });
   const blocking = issuesOf(project.issues, [project.file.file]).filter(isBlocking);
   if (blocking.length) return { ok: false, issues: blocking };
   const broken = brokenFiles(project.definitions, project.issues);

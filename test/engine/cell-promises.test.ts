@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noteCellRejection } from "../../src/engine/cell.js";
+import { createEngine } from "../../src/engine/engine.js";
 import type { Item } from "../../src/engine/types.js";
 import { runDefinition } from "../_helpers.js";
 
 // As bin/bass.js does: a rejection a cell left is noted for its cell, never the test process's failure.
+const engine = createEngine();
 const guard = (reason: unknown, promise: Promise<unknown>) => {
-  if (!noteCellRejection(reason, promise)) throw reason;
+  if (!engine.rejections.note(reason, promise)) throw reason;
 };
+/** A run of the guarded engine's project: its cells' rejections are noted by `guard`. */
+const runGuarded = (...[definition, input, options]: Parameters<typeof runDefinition>) =>
+  runDefinition(definition, input, { ...options, engine });
+
 beforeAll(() => {
   process.on("unhandledRejection", guard);
 });
@@ -22,7 +27,7 @@ const hook = (code: string, more = "") => `name: a\nbefore_hook: ${JSON.stringif
 
 describe("cells that await or start promise work (SPEC §13.1)", () => {
   it("awaits a hook that awaits, and keeps what it set", async () => {
-    const result = await runDefinition(
+    const result = await runGuarded(
       hook(
         "const n = await Promise.resolve(20)\nkeep({ n: n + 1 })",
         "on_success_hook: output.payload = { n }\n",
@@ -34,7 +39,7 @@ describe("cells that await or start promise work (SPEC §13.1)", () => {
   });
 
   it("awaits a hook whose value is a promise, and fails the run with its rejection as a cell error", async () => {
-    const result = await runDefinition(hook('Promise.reject(new Error("boom"))'), { payload: {} });
+    const result = await runGuarded(hook('Promise.reject(new Error("boom"))'), { payload: {} });
     expect(result.status).toBe("failure");
     expect(result.output.status).toBe(500);
     expect(failures(result.record.items)).toEqual([
@@ -48,7 +53,7 @@ describe("cells that await or start promise work (SPEC §13.1)", () => {
     ["a loop whose every turn is slow", "while (true) new Uint8Array(2e7).fill(1)"],
   ])("ends %s at the cell's time limit with a 504", async (_name, code) => {
     const started = performance.now();
-    const result = await runDefinition(hook(code), { payload: {} }, { cellTimeoutMs: 100 });
+    const result = await runGuarded(hook(code), { payload: {} }, { cellTimeoutMs: 100 });
     expect(result.output.status).toBe(504);
     expect(failures(result.record.items)[0]).toMatchObject({ code: "cell_timeout", cell: "before_hook" });
     // A bound for the test's sake only, far above the limit: the run ends instead of hanging.
@@ -56,7 +61,7 @@ describe("cells that await or start promise work (SPEC §13.1)", () => {
   });
 
   it("fails an awaiting cell whose promise work it left rejected", async () => {
-    const result = await runDefinition(
+    const result = await runGuarded(
       hook('Promise.reject(new Error("left behind"))\nawait Promise.resolve()'),
       { payload: {} },
     );
@@ -67,7 +72,7 @@ describe("cells that await or start promise work (SPEC §13.1)", () => {
   });
 
   it("awaits field mappings and validation rules", async () => {
-    const result = await runDefinition(
+    const result = await runGuarded(
       `name: a
 validation_rules:
   - { type: INPUT, field: "await Promise.resolve(input.payload.n)", rule: "await Promise.resolve(_ > 1)", message: too small }
@@ -83,7 +88,7 @@ service_requests:
     );
     expect(result.status).toBe("success");
     expect(result.output.payload).toEqual({ body: 2, list: ["first"] });
-    const promised = await runDefinition(
+    const promised = await runGuarded(
       `name: a\nvalidation_rules:\n  - { type: INPUT, field: input.payload.n, rule: "Promise.resolve(_ > 1)", message: too small }\n`,
       { payload: { n: 2 } },
     );
@@ -91,7 +96,7 @@ service_requests:
   });
 
   it("fails a mask's apply_if that gives a promise: it must decide at once", async () => {
-    const result = await runDefinition(
+    const result = await runGuarded(
       "name: a\nmasks:\n  - { type: INPUT, field: tax_id, apply_if: Promise.resolve(true) }\n",
       { payload: { tax_id: "123-45-6789" } },
     );
@@ -102,7 +107,7 @@ service_requests:
   });
 
   it("awaits call_if and call_for_each", async () => {
-    const result = await runDefinition(
+    const result = await runGuarded(
       `name: a
 on_success_hook: output.payload = t.map((call) => call && call.response.payload.body)
 service_requests:

@@ -3,6 +3,7 @@ import type { CellRef } from "../../src/definition/cells.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
 import { compileCell, type Namespace } from "../../src/engine/cell.js";
 import { prepareCell } from "../../src/engine/cell-prepare.js";
+import { createEngine } from "../../src/engine/engine.js";
 import { createRunRealm } from "../../src/engine/namespace.js";
 import { BassError } from "../../src/errors.js";
 
@@ -19,7 +20,7 @@ function compile(code: string, names: string[] = ["input", "output", "keep"]) {
     file: "a.yaml",
     namespaceNames: new Set(names),
     locateInString: source.locateInString,
-    realm: createRunRealm(),
+    realm: createRunRealm(createEngine()),
   });
 }
 
