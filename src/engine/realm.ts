@@ -1,4 +1,5 @@
 import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types";
+import { setFlagsFromString } from "node:v8";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
 import type { Engine } from "./engine.js";
@@ -248,6 +249,12 @@ const bootstrap = String.raw`(host) => {
       return callHost(host.decode, [bytes, this.#label]);
     }
   }
+  // A cell may not block its thread in a way its deadline check cannot see.
+  Object.defineProperty(Atomics, "wait", {
+    value: function wait() {
+      throw new TypeError("Atomics.wait is not available to cells: it would hold the thread past the cell's time limit");
+    },
+  });
   Object.defineProperties(globalThis, {
     __tick: { value: tick },
     __get: { value: get },
@@ -340,6 +347,10 @@ const bootstrap = String.raw`(host) => {
 
 /** Creates a realm for the cells of one loaded project. */
 export function createCellRealm(options: CellRealmOptions): CellRealm {
+  // A regular expression that backtracks without end would hold the thread where no deadline check runs:
+  // V8 then runs it again in its linear-time engine (not for lookarounds and backreferences, which it
+  // cannot run). A flag of the process, set again for each realm: setting it twice changes nothing.
+  setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
   const context = createContext(Object.create(null), {
     name: "bass cells",
     codeGeneration: { strings: false, wasm: false },

@@ -200,3 +200,28 @@ on_success_hook: |
     expect(result.output.payload).toEqual({ escaped: "refused" });
   });
 });
+
+describe("a cell cannot block its thread where its deadline check cannot see", () => {
+  it("has no Atomics.wait: the run fails and its record says why", async () => {
+    const result = await runDefinition(
+      "name: a\nbefore_hook: Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)\n",
+      { payload: {} },
+    );
+    expect(result.status).toBe("failure");
+    expect(failures(result.record.items)).toEqual([
+      expect.objectContaining({
+        code: "cell_error",
+        message: expect.stringContaining("Atomics.wait is not available to cells"),
+      }),
+    ]);
+  });
+
+  it("ends a regular expression that backtracks without end, in V8's linear-time engine", async () => {
+    // Without that engine this test does not end: 2^40 steps, where no deadline check runs.
+    const result = await runDefinition(
+      "name: a\non_success_hook: |\n  output.payload = { matched: /^(a+)+$/.test('a'.repeat(40) + 'b') }\n",
+      { payload: {} },
+    );
+    expect(result.output.payload).toEqual({ matched: false });
+  });
+});
