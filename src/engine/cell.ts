@@ -3,6 +3,7 @@ import type { CellForm } from "../definition/cell-syntax.js";
 import type { CellRef } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError, type BassErrorCode, errorMessage, runFailureCodes } from "../errors.js";
+import { unknownTask } from "../python/watchdog.js";
 import { timedOut } from "./deadlines.js";
 import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
@@ -26,7 +27,7 @@ export interface CompiledCell {
    * Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line.
    * A cell that awaits gives a promise, which settles the same way.
    */
-  run(namespace: Namespace, deadline: number): unknown;
+  run(namespace: Namespace, deadline: number, task?: number): unknown;
 }
 
 export interface CompileCellContext {
@@ -60,15 +61,19 @@ export function compileCell(
 
   return {
     label: cell.label,
-    run(namespace, deadline) {
+    run(namespace, deadline, task = unknownTask) {
       const call = context.realm.createCall(deadline);
       const outer = context.realm.enter(call);
+      // The outermost cell on the thread says how long it may hold it (a cell it calls keeps its deadline).
+      const reporter = outer === undefined ? context.realm.engine.cellReporter : undefined;
+      reporter?.arm(performance.timeOrigin + deadline, task);
       let value: unknown;
       try {
         value = compiled(namespace, call);
       } catch (error) {
         throw fail(error, call);
       } finally {
+        reporter?.disarm();
         context.realm.enter(outer);
       }
       if (!isThenable(value)) return value;

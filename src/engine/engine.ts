@@ -1,3 +1,4 @@
+import type { CellReporter } from "../python/watchdog.js";
 import { createDeadlines, type Deadlines } from "./deadlines.js";
 import { type CellRejections, createCellRejections } from "./rejections.js";
 
@@ -11,6 +12,11 @@ export interface Engine {
   rejections: CellRejections;
   /** A name for a newly compiled cell's code, unique in the engine: stacks and rejections find the cell by it. */
   cellName(prefix: "bass-cell" | "bass-py-cell"): string;
+  /**
+   * Told of each JavaScript cell while its code holds the thread, in a pool's worker: the pool ends a worker
+   * whose cell holds it past its deadline (a call into a built-in no check can stop). None elsewhere.
+   */
+  cellReporter?: CellReporter | undefined;
 }
 
 export function createEngine(): Engine {

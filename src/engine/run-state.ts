@@ -121,7 +121,7 @@ export function callCell(state: RunState, cell: CompiledCell): unknown {
   const wasEnded = state.ended;
   let value: unknown;
   try {
-    value = cell.run(state.namespace, deadline);
+    value = cell.run(state.namespace, deadline, state.poolTask);
   } catch (error) {
     letGo(state);
     throw error;

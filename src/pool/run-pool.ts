@@ -119,8 +119,9 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       // The level below starts now, loading Python while this run gets to its first call.
       if (python?.callsIntegrations && options.remote) poolBelow();
       const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
-      const poolTask = python && stuck.begin();
-      const done = () => poolTask !== undefined && stuck.end(poolTask);
+      // Every task: a cell of any language may hold its worker in a call nothing can interrupt.
+      const poolTask = stuck.begin();
+      const done = () => stuck.end(poolTask);
       let answer: RunTaskResult | RunTaskError;
       let answered = false;
       try {
@@ -131,7 +132,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
         answered = true;
       } catch (error) {
         // The task answers its own errors: a rejection is the worker's end.
-        const stopped = poolTask !== undefined && stuck.stopped(poolTask);
+        const stopped = stuck.stopped(poolTask);
         return failed(task, workerEnd(error, stopped), talk.startedId());
       } finally {
         // The worker lets go of the port once the run and its async children have ended: what it said on the
@@ -228,9 +229,9 @@ async function answerRemote(
   Atomics.notify(flag, 0);
 }
 
-/** Why a task's worker ended under it: a Python cell of it stuck past its deadline, or anything else. */
+/** Why a task's worker ended under it: a cell of it stuck past its deadline, or anything else. */
 function workerEnd(error: unknown, stuck: boolean): Error {
   return stuck
-    ? new WorkerStopped("a Python cell ran past its time limit inside a call nothing could interrupt")
+    ? new WorkerStopped("a cell ran past its time limit inside a call nothing could interrupt")
     : new WorkerDied(errorMessage(error), { cause: error });
 }

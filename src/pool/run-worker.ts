@@ -19,7 +19,9 @@ import { answerBatches } from "./threads.js";
 const data = workerData as RunWorkerData;
 const laterChildren = data.laterChildren === undefined ? undefined : new BroadcastChannel(data.laterChildren);
 laterChildren?.unref();
-if (data.stuckCells) reportCellsTo(reportCellsOn(data.stuckCells));
+// Where the pool reads which task's cell holds this thread until when, for Python and JavaScript cells.
+const cellReporter = data.stuckCells && reportCellsOn(data.stuckCells);
+reportCellsTo(cellReporter);
 // Opening the project awaits the same load; a worker of a project without Python never loads Pyodide.
 if (data.python)
   import("../python/runtime.js")
@@ -33,6 +35,7 @@ const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
 // The thread's engine: a rejection a cell left fails that cell, never the worker (as bin/bass.js does for
 // the main thread).
 const engine = createEngine();
+engine.cellReporter = cellReporter;
 process.on("unhandledRejection", (reason, promise) => {
   if (!engine.rejections.note(reason, promise)) throw reason;
 });

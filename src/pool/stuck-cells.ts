@@ -3,10 +3,11 @@ import { threadId, type Worker } from "node:worker_threads";
 import type { CellReporter } from "../python/watchdog.js";
 
 /**
- * Python cells stuck in one call into C code (`sum(range(10**12))`), which the interrupt that stops a cell at
- * its deadline cannot reach. Each worker says in shared memory which task's cell it runs and until when; the
- * pool ends a worker whose cell is still running `graceMs` past its deadline, and replaces it.
- * Nothing is asked of a task that runs no Python: JavaScript cells stop themselves.
+ * Cells stuck in one call that no deadline check reaches: a Python cell in C code (`sum(range(10**12))`),
+ * which the interrupt cannot stop, or a JavaScript cell in a built-in (a regular expression with a
+ * lookahead that backtracks without end). Each worker says in shared memory which task's cell holds it
+ * and until when; the pool ends a worker whose cell still holds it `graceMs` past its deadline, and
+ * replaces it.
  */
 export interface StuckCellWatch {
   /** Goes to the workers (RunWorkerData), which report on it with `reportCellsOn`. */

@@ -65,7 +65,7 @@ describe("Python integrations in serve's worker threads", () => {
         error: {
           code: "cell_timeout",
           message:
-            "a Python cell ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
+            "a cell ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
         },
       }),
     ]);

@@ -148,3 +148,33 @@ describe.each([
     expect((await send(app, "POST", "/later", { n: 1 })).status).toBe(202);
   });
 });
+
+describe("serve's default pool, a cell stuck in a built-in", () => {
+  it("ends its worker past the deadline, answers it 504 with its record, and answers the others", async () => {
+    const dir = createTempDir({
+      "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 200\n",
+      // A lookahead is beyond V8's linear-time engine: the match backtracks without end.
+      "integrations/stuck.yaml": stringify({
+        name: "stuck",
+        endpoints: [{ method: "POST", path: "/stuck" }],
+        before_hook: "/^(?=a)(a+)+$/.test('a'.repeat(40) + 'b')",
+      }),
+      "integrations/fine.yaml": stringify({
+        name: "fine",
+        endpoints: [{ method: "POST", path: "/fine" }],
+        on_success_hook: "output.payload = { fine: true }",
+      }),
+    });
+    const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir, workers: 2 });
+    onTestFinished(() => app.close());
+    const stuck = send(app, "POST", "/stuck", {});
+    expect((await send(app, "POST", "/fine", {})).json).toEqual({ fine: true });
+    const answer = await stuck;
+    expect(answer.status).toBe(504);
+    const record = await endedRecord(app, answer.runId ?? "");
+    expect(record.items.find((item) => item.kind === "FAILURE")).toMatchObject({
+      error: { code: "cell_timeout", message: expect.stringContaining("its worker thread was ended") },
+    });
+    expect((await send(app, "POST", "/fine", {})).json).toEqual({ fine: true });
+  }, 20_000);
+});
