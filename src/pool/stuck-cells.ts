@@ -69,6 +69,12 @@ export function watchStuckCells(
   };
 
   const sweep = () => {
+    // It stops once no task runs, not at each task's end: a busy pool's tasks end and begin all the time.
+    if (running.size === 0) {
+      clearInterval(sweeping);
+      sweeping = undefined;
+      return;
+    }
     freeEnded();
     const now = performance.timeOrigin + performance.now();
     for (let slot = 0; slot < slots; slot++) {
@@ -99,10 +105,6 @@ export function watchStuckCells(
     end(task) {
       running.delete(task);
       stopped.delete(task);
-      if (running.size === 0 && sweeping) {
-        clearInterval(sweeping);
-        sweeping = undefined;
-      }
     },
     close() {
       if (sweeping) clearInterval(sweeping);
