@@ -28,7 +28,7 @@ export interface Runner {
   /**
    * Runs a task to its end; `onStarted` gets an async run's start (on this thread, the run's work waits for
    * what it returns: bass run writes the running record first). A run that its thread could not end (a
-   * worker that died, a Python cell stuck past its deadline) answers its `stoppedRunResult`; an error met
+   * worker that died, a cell stuck past its deadline) answers its `stoppedRunResult`; an error met
    * before the run (a BassError: no such integration) is thrown.
    */
   run(
