@@ -79,7 +79,7 @@ describe("bass init", () => {
     ]);
     const test = await runCli(["test"], { cwd: dir });
     expect(test.code).toBe(0);
-    expect(test.stdout).toMatch(/58 passed, 0 failed/);
+    expect(test.stdout).toMatch(/59 passed, 0 failed/);
   });
 });
 
