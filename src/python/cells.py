@@ -712,8 +712,13 @@ def cell_facts(code):
     calls = []
     kept = []
     named = []
+    imports = []
     for node in ast.walk(tree):
         where = [getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1]
+        if isinstance(node, ast.Import):
+            imports.extend([alias.name.split(".")[0], *where] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imports.append([node.module.split(".")[0], *where])
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
             free.append([node.id, *where])
         elif (
@@ -731,4 +736,4 @@ def cell_facts(code):
                         kept.extend(key.value for key in argument.keys if isinstance(key, ast.Constant))
             elif node.func.id == "map_value" and node.args and isinstance(node.args[0], ast.Constant):
                 named.append([str(node.args[0].value), node.args[0].lineno, node.args[0].col_offset + 1])
-    return {"free": free, "formula_variables": calls, "kept": kept, "map_value": named}
+    return {"free": free, "formula_variables": calls, "kept": kept, "map_value": named, "imports": imports}

@@ -40,6 +40,8 @@ export interface PythonCellFacts {
   kept: string[];
   /** map_value's first arguments written as string literals. */
   map_value: NameAt[];
+  /** The top-level module of each `import` and `from … import`. */
+  imports: NameAt[];
 }
 
 export interface PythonSyntaxError {

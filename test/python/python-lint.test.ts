@@ -59,6 +59,19 @@ on_success_hook: |
     ]);
   });
 
+  it("forbids the modules that reach bass's JavaScript world, whichever way they are imported", () => {
+    const definition =
+      "name: py\nlanguage: python\nbefore_hook: |\n  import json, js\n  from pyodide.ffi import to_js\n  import pyodide_js as p\n";
+    expect(findings(definition)).toEqual(
+      ["js", "pyodide", "pyodide_js"].map((name, index) => ({
+        line: 4 + index,
+        column: 3,
+        rule: "cell-forbidden",
+        message: `before_hook: cells cannot import ${name}: it reaches the JavaScript world bass runs in, not the cell's`,
+      })),
+    );
+  });
+
   it("says nothing of names a cell sets, imports or gets as a parameter", () => {
     const definition =
       "name: py\nlanguage: python\nbefore_hook: |\n  import uuid\n  def f(sritem):\n      return sritem\n  crm = {'request': 1}\n  retvalue = [f(x) for x in range(3)], uuid.uuid4(), crm\n";

@@ -7,6 +7,8 @@ import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
 const loopNames: ReadonlySet<string> = new Set(loopVariables);
+/** Modules that reach the JavaScript world Pyodide runs in: the host's, not the cell's. */
+const hostModules: ReadonlySet<string> = new Set(["js", "pyodide", "pyodide_js", "_pyodide"]);
 
 /**
  * A Python definition's cells, by CPython's own parser: syntax (its message, at the file's line and
@@ -62,6 +64,14 @@ function reportCell(
     report(
       "unknown-formula-variable",
       `${cell.label}: no service request has formula variable ${JSON.stringify(name[0])}${listKnown(known.formulaVariables, "formula variables")}`,
+      at(name),
+    );
+  }
+  for (const name of facts.imports) {
+    if (!hostModules.has(name[0])) continue;
+    report(
+      "cell-forbidden",
+      `${cell.label}: cells cannot import ${name[0]}: it reaches the JavaScript world bass runs in, not the cell's`,
       at(name),
     );
   }
