@@ -126,7 +126,8 @@ export async function runLoaded(
   const { runner, recording } = prepared;
   try {
     let accepted: OutputData | undefined;
-    // An async run's record exists from its start (SPEC §4.9): on disk before the run goes on.
+    // An async run's record exists from its start (`run_async`, docs/reference.md#top-level): on disk
+    // before the run goes on.
     const onStarted = (started: RunStarted) => {
       accepted = started.accepted;
       history.writeLine(started.runId, started.startedLine);

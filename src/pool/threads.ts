@@ -53,7 +53,7 @@ const longestRestartMs = 5000;
 
 export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   const threads: Thread[] = [];
-  const queue: { id: number; message: unknown; transfers: readonly Transferable[]; pending: Pending }[] = [];
+  const queue: (Outgoing & { pending: Pending })[] = [];
   let nextId = 0;
   let closing = false;
   let flushing = false;

@@ -81,10 +81,14 @@ export async function runTask(
     remote,
   });
   const caller = task.callint;
+  // Only an async run says its start, and waits for what keeping it gives.
   let kept: (value?: unknown) => void = () => {};
-  const startKept = new Promise((resolve) => {
-    kept = resolve;
-  });
+  const startKept =
+    (caller?.runAsync ?? definition.value.run_async) === true
+      ? new Promise((resolve) => {
+          kept = resolve;
+        })
+      : undefined;
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: resolve,
     trigger: task.trigger,

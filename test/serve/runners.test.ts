@@ -9,26 +9,23 @@ import { createTempDir } from "../_helpers.js";
 const samples = join(import.meta.dirname, "..", "..", "samples");
 const taxId = "123-45-6789";
 
+/** A definition file served at `POST /<name>`, with `keys` besides its name and endpoint. */
+function served(name: string, keys: Record<string, unknown>): [string, string] {
+  return [
+    `integrations/${name}.yaml`,
+    stringify({ name, endpoints: [{ method: "POST", path: `/${name}` }], ...keys }),
+  ];
+}
+
 /** More integrations beside the samples: an async one, one that loops, one with an async callint child. */
-const extra = {
-  "integrations/later.yaml": stringify({
-    name: "later",
-    run_async: true,
-    endpoints: [{ method: "POST", path: "/later" }],
-    before_hook: "debug(input.payload.n, 'n')",
-  }),
-  "integrations/loops.yaml": stringify({
-    name: "loops",
-    endpoints: [{ method: "POST", path: "/loops" }],
-    before_hook: "for (;;) {}",
-  }),
-  "integrations/starts.yaml": stringify({
-    name: "starts",
-    endpoints: [{ method: "POST", path: "/starts" }],
+const extra = Object.fromEntries([
+  served("later", { run_async: true, before_hook: "debug(input.payload.n, 'n')" }),
+  served("loops", { before_hook: "for (;;) {}" }),
+  served("starts", {
     on_success_hook:
       "const child = await callint('later', { n: 7 }, { mode: 'async' })\noutput.payload = child.payload",
   }),
-};
+]);
 
 /** A copy of the samples with `extra`, served in this process by `workers` worker threads (none: serve's own). */
 async function serveSamples(workers: number | undefined): Promise<ServeApp> {
@@ -154,16 +151,10 @@ describe("serve's default pool, a cell stuck in a built-in", () => {
     const dir = createTempDir({
       "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 200\n",
       // A lookahead is beyond V8's linear-time engine: the match backtracks without end.
-      "integrations/stuck.yaml": stringify({
-        name: "stuck",
-        endpoints: [{ method: "POST", path: "/stuck" }],
-        before_hook: "/^(?=a)(a+)+$/.test('a'.repeat(40) + 'b')",
-      }),
-      "integrations/fine.yaml": stringify({
-        name: "fine",
-        endpoints: [{ method: "POST", path: "/fine" }],
-        on_success_hook: "output.payload = { fine: true }",
-      }),
+      ...Object.fromEntries([
+        served("stuck", { before_hook: "/^(?=a)(a+)+$/.test('a'.repeat(40) + 'b')" }),
+        served("fine", { on_success_hook: "output.payload = { fine: true }" }),
+      ]),
     });
     const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir, workers: 2 });
     onTestFinished(() => app.close());
