@@ -255,6 +255,25 @@ const bootstrap = String.raw`(host) => {
       throw new TypeError("Atomics.wait is not available to cells: it would hold the thread past the cell's time limit");
     },
   });
+  // A stack a cell can read names its cells and shared modules only: a frame of bass's files (an absolute
+  // path or URL, node's own, a library made here) would show where bass is installed. Node formats the
+  // stacks of a context's errors with that context's Error.prepareStackTrace, frozen with Error below.
+  const hostFile = /^(?:[a-z][a-z0-9+.-]*:|\/|\\|[A-Za-z]:[\\/])/i;
+  Object.defineProperty(Error, "prepareStackTrace", {
+    value: (error, frames) => {
+      let text;
+      try {
+        text = String(error);
+      } catch {
+        text = "Error";
+      }
+      for (const frame of frames) {
+        const file = frame.getFileName();
+        if (file !== undefined && file !== null && !hostFile.test(file)) text += "\n    at " + frame;
+      }
+      return text;
+    },
+  });
   Object.defineProperties(globalThis, {
     __tick: { value: tick },
     __get: { value: get },

@@ -225,3 +225,21 @@ describe("a cell cannot block its thread where its deadline check cannot see", (
     expect(result.output.payload).toEqual({ matched: false });
   });
 });
+
+describe("a stack a cell can read", () => {
+  it("names the cell's frames and none of bass's files", async () => {
+    const result = await runDefinition(
+      "name: a\non_success_hook: |\n  output.payload = { get where() { return new Error('here').stack } }\n",
+      { payload: {} },
+    );
+    const where = (result.output.payload as { where: string }).where;
+    expect(where).toMatch(/^Error: here\n {4}at get where (?:\[as where\] )?\(bass-cell-\d+:\d+:\d+\)/);
+    expect(where).not.toContain(process.cwd());
+    expect(where).not.toMatch(/file:|node:/);
+  });
+
+  it("still gives the failing line of a cell's error", async () => {
+    const result = await runDefinition("name: a\nbefore_hook: |\n  const a = 1\n  null.b\n", { payload: {} });
+    expect(failures(result.record.items)).toEqual([expect.objectContaining({ code: "cell_error", line: 4 })]);
+  });
+});
