@@ -25,9 +25,10 @@ export interface CompiledCell {
   label: string;
   /**
    * Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line.
-   * A cell that awaits gives a promise, which settles the same way.
+   * A cell that awaits gives a promise, which settles the same way. Its call joins `calls`, the run's,
+   * which expire when the run ends: promise work it leaves behind stops at its next check.
    */
-  run(namespace: Namespace, deadline: number, task?: number): unknown;
+  run(namespace: Namespace, deadline: number, task?: number, calls?: CellCall[]): unknown;
 }
 
 export interface CompileCellContext {
@@ -61,8 +62,9 @@ export function compileCell(
 
   return {
     label: cell.label,
-    run(namespace, deadline, task = unknownTask) {
+    run(namespace, deadline, task = unknownTask, calls) {
       const call = context.realm.createCall(deadline);
+      calls?.push(call);
       const outer = context.realm.enter(call);
       // The outermost cell on the thread says how long it may hold it (a cell it calls keeps its deadline).
       const reporter = outer === undefined ? context.realm.engine.cellReporter : undefined;

@@ -2,6 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
+import type { CellCall } from "./realm.js";
 import type { RemoteCalls } from "./remote.js";
 import type { RunFiles } from "./run-files.js";
 import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./types.js";
@@ -36,6 +37,8 @@ export interface RunState {
   files: RunFiles | undefined;
   /** When the cell running now times out (a `performance.now()` time). */
   cellDeadline: number;
+  /** The calls of its JavaScript cells: they expire when the run ends (see endCalls). */
+  calls: CellCall[];
   /** An async run's work waits for this after its start (see RunOptions). */
   startKept: PromiseLike<unknown> | undefined;
   /** What the cell running now holds (vaults), let go when it ends; undefined while it holds nothing. */
@@ -121,7 +124,7 @@ export function callCell(state: RunState, cell: CompiledCell): unknown {
   const wasEnded = state.ended;
   let value: unknown;
   try {
-    value = cell.run(state.namespace, deadline, state.poolTask);
+    value = cell.run(state.namespace, deadline, state.poolTask, state.calls);
   } catch (error) {
     letGo(state);
     throw error;
@@ -140,6 +143,16 @@ async function settleCell(state: RunState, value: PromiseLike<unknown>, wasEnded
   } finally {
     letGo(state);
   }
+}
+
+/**
+ * Expires the run's cell calls: promise work a cell left running (a loop of awaits, a callback of a call
+ * it did not await) throws at its next deadline check instead of holding the thread past the run.
+ */
+export function endCalls(state: RunState): void {
+  const { realm } = state.integration;
+  for (const call of state.calls) realm.expire(call);
+  state.calls.length = 0;
 }
 
 /** Lets go of what the cell that ended held: another run may open its vaults now. */

@@ -14,6 +14,7 @@ import {
   addItem,
   callOptional,
   currentInput,
+  endCalls,
   isoTime,
   letGo,
   RunEnded,
@@ -126,6 +127,7 @@ export function startIntegration(
     uploaded: input.files,
     files: undefined,
     cellDeadline: Number.POSITIVE_INFINITY,
+    calls: [],
     holds: undefined,
     startKept: options.startKept,
     cellsEnded: 0,
@@ -164,6 +166,13 @@ export function startIntegration(
   // Only an async run shows its record before it ends.
   const started = state.runAsync ? maskRecord(buildRecord(state, "running", clock), scrub()) : undefined;
   const completion = steps.then(async () => {
+    try {
+      return await finish();
+    } finally {
+      endCalls(state);
+    }
+  });
+  async function finish(): Promise<RunResult> {
     // Whatever a cell still held (an open it did not await), the run lets go of at its end.
     letGo(state);
     const files = await keepFiles(state, options.files);
@@ -182,7 +191,7 @@ export function startIntegration(
     const mask = <T>(value: T): T => scrubber(copyOf(value));
     const maskedValues = [...state.maskedValues];
     return { runId: state.id, status, output: final, outputJson, record, mask, maskedValues } as RunResult;
-  });
+  }
   const accepted = started && { status: 202, headers: {}, payload: { run_id: state.id, status: "started" } };
   // What is known to be masked so far (the INPUT masks and secrets): enough for a log line of the request.
   const mask = <T>(value: T): T => scrub()(copyOf(value));

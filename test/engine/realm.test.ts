@@ -243,3 +243,20 @@ describe("a stack a cell can read", () => {
     expect(failures(result.record.items)).toEqual([expect.objectContaining({ code: "cell_error", line: 4 })]);
   });
 });
+
+describe("promise work a cell leaves running", () => {
+  it("stops when its run ends, so it cannot hold the thread past the run", async () => {
+    // Without the stop, the loop holds every later turn of the event loop for the whole cell limit.
+    const result = await runDefinition(
+      "name: a\nbefore_hook: |\n  void (async () => { try { for (;;) await null } catch {} })()\n",
+      { payload: {} },
+      { cellTimeoutMs: 600_000 },
+    );
+    expect(result.status).toBe("success");
+    const turned = await Promise.race([
+      new Promise((resolve) => setImmediate(() => resolve("turned"))),
+      new Promise((resolve) => setTimeout(() => resolve("held"), 5000).unref()),
+    ]);
+    expect(turned).toBe("turned");
+  });
+});
