@@ -159,6 +159,7 @@ export function startDefinition(
   return startIntegration(project.compile(loaded), input, {
     cellTimeoutMs: options.cellTimeoutMs ?? project.limits.cellTimeoutMs,
     runTimeoutMs: options.runTimeoutMs ?? project.limits.runTimeoutMs,
+    outputBytes: project.limits.outputBytes,
     adapters: options.adapters ?? ((system) => (system === "transform" ? echoAdapter : mock)),
     trigger: "test",
     secrets: project.secrets,

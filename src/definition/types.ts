@@ -160,12 +160,14 @@ export interface HistoryConfig {
   store_payloads?: boolean;
   keep_requests?: boolean;
   max_runs?: number;
+  max_item_bytes?: number;
 }
 
 export interface LimitsConfig {
   cell_timeout_ms?: number;
   run_timeout_ms?: number;
   cell_memory_mb?: number;
+  output_bytes?: number;
 }
 
 export interface MockcoreConfig {

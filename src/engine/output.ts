@@ -19,7 +19,7 @@ export interface CheckedOutput {
  */
 export function checkOutput(state: RunState): CheckedOutput {
   const output = currentOutput(state);
-  const checked = inspectOutput(output);
+  const checked = inspectOutput(output, state.outputBytes);
   if (checked.problem === undefined) {
     const isDefault = state.defaultPayload !== undefined && output.payload === state.defaultPayload;
     return { output: release(output, checked.json), json: checked.json, isDefault };
@@ -38,38 +38,60 @@ export function checkOutput(state: RunState): CheckedOutput {
   return { output: fallback, json: undefined, isDefault: true };
 }
 
+type Inspected = { problem: string; json?: never } | { problem?: never; json: string | undefined };
+
 /** What is wrong with the output, or, when nothing is, its payload as JSON text (none for a byte string). */
-function inspectOutput(
-  output: unknown,
-): { problem: string; json?: never } | { problem?: never; json: string | undefined } {
-  const problem = (text: string) => ({ problem: text });
-  if (!isObject(output)) return problem("output must be an object { status, headers, payload }");
+function inspectOutput(output: unknown, maxBytes: number): Inspected {
+  if (!isObject(output)) return { problem: "output must be an object { status, headers, payload }" };
   const { status, headers, payload } = output as Partial<OutputData>;
   if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
-    return problem("output.status must be an HTTP status code (100 to 599)");
-  if (!isObject(headers)) return problem("output.headers must be an object");
-  for (const [name, value] of Object.entries(headers)) {
-    if (!headerName.test(name))
-      return problem(`output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`);
-    if (typeof value !== "string" && typeof value !== "number")
-      return problem(`output.headers.${name} must be a string`);
-    if (!headerValue.test(String(value)))
-      return problem(
-        `output.headers.${name} holds characters HTTP does not allow (line breaks, or beyond Latin-1)`,
-      );
-  }
+    return { problem: "output.status must be an HTTP status code (100 to 599)" };
+  if (!isObject(headers)) return { problem: "output.headers must be an object" };
+  const problem = headersProblem(headers);
+  if (problem) return { problem };
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
   if (hasContentType && !isUint8Array(payload))
-    return problem("output.payload must be a byte string when Content-Type is set");
-  if (isUint8Array(payload)) return { json: undefined };
-  if (typeof payload === "function" || typeof payload === "symbol")
-    return problem("output.payload cannot be sent as JSON");
-  // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
-  try {
-    return { json: JSON.stringify(payload ?? null) };
-  } catch (error) {
-    return problem(`output.payload cannot be sent as JSON: ${(error as Error).message}`);
+    return { problem: "output.payload must be a byte string when Content-Type is set" };
+  return inspectPayload(payload, maxBytes);
+}
+
+function headersProblem(headers: object): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!headerName.test(name))
+      return `output.headers has a name HTTP does not allow: ${JSON.stringify(name)}`;
+    if (typeof value !== "string" && typeof value !== "number")
+      return `output.headers.${name} must be a string`;
+    if (!headerValue.test(String(value)))
+      return `output.headers.${name} holds characters HTTP does not allow (line breaks, or beyond Latin-1)`;
   }
+  return undefined;
+}
+
+/** A byte string, or the JSON text of anything else, within `limits.output_bytes`. */
+function inspectPayload(payload: unknown, maxBytes: number): Inspected {
+  if (isUint8Array(payload))
+    return payload.byteLength > maxBytes ? tooLarge(payload.byteLength, maxBytes) : { json: undefined };
+  if (typeof payload === "function" || typeof payload === "symbol")
+    return { problem: "output.payload cannot be sent as JSON" };
+  // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
+  let json: string;
+  try {
+    json = JSON.stringify(payload ?? null);
+  } catch (error) {
+    return { problem: `output.payload cannot be sent as JSON: ${(error as Error).message}` };
+  }
+  // A UTF-8 byte is at least a character: only a long text is counted in bytes.
+  if (json.length > maxBytes / 3) {
+    const bytes = Buffer.byteLength(json);
+    if (bytes > maxBytes) return tooLarge(bytes, maxBytes);
+  }
+  return { json };
+}
+
+function tooLarge(bytes: number, maxBytes: number): Inspected {
+  return {
+    problem: `output.payload is ${bytes} bytes, over limits.output_bytes (${maxBytes}): send less, or raise the limit in the project file`,
+  };
 }
 
 /**

@@ -59,6 +59,8 @@ export interface RunState {
   /** Original values that masks replaced, masked by value wherever they appear in the record. */
   maskedValues: Set<string>;
   cellTimeoutMs: number;
+  /** The most bytes its output's payload may have (`limits.output_bytes`). */
+  outputBytes: number;
   /** performance.now() time at which the whole run times out. */
   runDeadline: number;
   /** Made when an adapter first asks for the signal; aborted when the run times out waiting on an adapter. */

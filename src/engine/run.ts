@@ -51,6 +51,8 @@ export interface RunOptions {
   /** The worker pool's number for the task this run is part of (see src/pool/stuck-cells.ts). */
   poolTask?: number | undefined;
   cellTimeoutMs: number;
+  /** The most bytes the output's payload may have (the project's `limits.output_bytes`); absent, no bound. */
+  outputBytes?: number | undefined;
   /** The project's run time limit; a definition's own `timeout_ms` wins. */
   runTimeoutMs: number;
   /** Values from the environment: masked by value in the record. */
@@ -141,6 +143,7 @@ export function startIntegration(
     ended: false,
     maskedValues: new Set(),
     cellTimeoutMs: options.cellTimeoutMs,
+    outputBytes: options.outputBytes ?? Number.POSITIVE_INFINITY,
     runDeadline: performance.now() + runTimeoutMs,
     abort: undefined,
     defaultPayload: undefined,

@@ -1,6 +1,7 @@
 import { maskText } from "../engine/masks.js";
 import type { RunInput, RunRecord } from "../engine/types.js";
 import type { Sealer } from "../state/seal.js";
+import { isCutText } from "./cut.js";
 import { openRequest } from "./kept-request.js";
 import { redacted } from "./redact.js";
 import type { HistoryStore } from "./store.js";
@@ -50,9 +51,13 @@ export async function findRerun(
   };
 }
 
-/** The paths of the texts in `value` that hold a masked value, or that `store_payloads: false` left out. */
+/**
+ * The paths of the texts in `value` that hold a masked value, that `store_payloads: false` left out, or that
+ * `history.max_item_bytes` cut.
+ */
 function maskedPaths(value: unknown, at: string): string[] {
-  if (typeof value === "string") return value.includes(maskText) || value === redacted ? [at] : [];
+  if (typeof value === "string")
+    return value.includes(maskText) || value === redacted || isCutText(value) ? [at] : [];
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, inner]) =>
     maskedPaths(inner, Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key),

@@ -4,6 +4,7 @@ import { isRunId } from "../engine/run-id.js";
 import type { RunRecord } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { createBatchWriter } from "./batches.js";
+import { cutPayloads, defaultMaxItemBytes } from "./cut.js";
 import { type HistoryFile, readHistoryFile } from "./files.js";
 import { createPendingLines } from "./pending.js";
 import { type HistoryFilter, listRecords, readRecord } from "./read.js";
@@ -17,6 +18,8 @@ export interface HistoryStoreOptions {
   dir: string;
   maxRuns: number;
   storePayloads: boolean;
+  /** The most bytes of each payload a record keeps (see cutPayloads); 256 KiB by default. */
+  maxItemBytes?: number | undefined;
   /** Where runs' files are kept (`.bass/files`), as long as their records; none are kept without it. */
   filesDir?: string | undefined;
   /** Masked in the store's error messages: the folder's path may come from the environment (SPEC §3). */
@@ -56,6 +59,7 @@ export function resolveHistoryOptions(
     dir,
     maxRuns: config.max_runs ?? 1000,
     storePayloads: config.store_payloads ?? true,
+    maxItemBytes: config.max_item_bytes ?? defaultMaxItemBytes,
     filesDir: resolve(projectDir, ".bass/files"),
     secrets: historySecrets(projectDir, config.dir, dir, secrets),
   };
@@ -67,7 +71,7 @@ export function resolveHistoryOptions(
  * A line is whole or absent after `kill -9` for every reader, since readers skip a line that is not whole.
  */
 export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
-  const { dir, storePayloads } = options;
+  const { dir } = options;
   const secrets = options.secrets ?? [];
   const pending = createPendingLines();
   const files = runFilesOf(options);
@@ -84,7 +88,7 @@ export function createHistoryStore(options: HistoryStoreOptions): HistoryStore {
   };
   return {
     files,
-    write: (record, request) => writeLine(record.id, recordLine(record, storePayloads), request),
+    write: (record, request) => writeLine(record.id, recordLine(record, options), request),
     writeLine,
 
     flush: () =>
@@ -137,9 +141,18 @@ function withoutRequest(record: StoredRecord): RunRecord {
   return rest;
 }
 
-/** A record as the line the store keeps: its payloads redacted unless `history.store_payloads`. */
-export function recordLine(record: RunRecord, storePayloads: boolean): string {
-  return JSON.stringify(storePayloads ? record : applyRedaction(record));
+/** How a record becomes its line: the part of the store's options that says. */
+export type LineOptions = Pick<HistoryStoreOptions, "storePayloads" | "maxItemBytes">;
+
+/**
+ * A record as the line the store keeps: its payloads redacted unless `history.store_payloads`, and each cut
+ * to `history.max_item_bytes`.
+ */
+export function recordLine(record: RunRecord, options: LineOptions): string {
+  if (!options.storePayloads) return JSON.stringify(applyRedaction(record));
+  const line = JSON.stringify(record);
+  const cut = cutPayloads(record, line, options.maxItemBytes ?? defaultMaxItemBytes);
+  return cut === record ? line : JSON.stringify(cut);
 }
 
 function unwritable(dir: string, problem: HistoryProblem): BassError {

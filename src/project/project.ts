@@ -40,6 +40,8 @@ export interface RunLimits {
   runTimeoutMs: number;
   /** The heap of a worker thread that runs integrations, in MB. */
   cellMemoryMb: number;
+  /** The most bytes a run's output payload may have. */
+  outputBytes: number;
 }
 
 /** A project as every command opens it: its file, the definitions asked for, their findings and secrets. */
@@ -84,6 +86,7 @@ export function createProject(options: CreateProjectOptions): Project {
       cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
       runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
       cellMemoryMb: config.limits?.cell_memory_mb ?? 256,
+      outputBytes: config.limits?.output_bytes ?? 10 * 1024 * 1024,
     },
     compile(definition) {
       let integration = compiled.get(definition);

@@ -5,7 +5,7 @@ import type { RunFileKeeper } from "../engine/run-files.js";
 import type { RunInput } from "../engine/types.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError } from "../errors.js";
-import { recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
+import { type LineOptions, recordLine, resolveHistoryOptions, runFilesOf } from "../history/store.js";
 import type { AdapterChoice } from "../project/adapters.js";
 import { createCallintRunner } from "../project/callint.js";
 import type { Project } from "../project/project.js";
@@ -19,8 +19,8 @@ export interface TaskPlace {
   vaults: VaultStore | undefined;
   /** Seals a run's request to keep with its record (serve), or gives nothing. */
   seal?: ((runId: string, input: RunInput) => string | undefined) | undefined;
-  /** How records are kept: payloads or not, and where runs' files go (see `createTaskPlace`). */
-  storePayloads: boolean;
+  /** How records become history lines (payloads or not, how long), and where runs' files go. */
+  lines: LineOptions;
   files: RunFileKeeper | undefined;
 }
 
@@ -30,7 +30,7 @@ export function createTaskPlace(
   where: Pick<TaskPlace, "resolverFor" | "vaults" | "seal">,
 ): TaskPlace {
   const history = resolveHistoryOptions(project.dir, project.config.history);
-  return { project, ...where, storePayloads: history.storePayloads, files: runFilesOf(history) };
+  return { project, ...where, lines: history, files: runFilesOf(history) };
 }
 
 /** What a task says while it runs, besides its result: its start, and children that end after it. */
@@ -60,7 +60,7 @@ export async function runTask(
   task: RunTask,
   talk: TaskTalk = {},
 ): Promise<{ result: RunTaskResult; children?: Promise<void> }> {
-  const { project, vaults, storePayloads, files } = place;
+  const { project, vaults, lines, files } = place;
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
   const resolve = await place.resolverFor(task.choice ?? { kind: "live" });
@@ -75,7 +75,7 @@ export async function runTask(
   const { remote } = talk;
   const children = createCallintRunner(project, {
     adapters: resolve,
-    keep: (record) => keepChild({ runId: record.id, line: recordLine(record, storePayloads) }),
+    keep: (record) => keepChild({ runId: record.id, line: recordLine(record, lines) }),
     vaults,
     files,
     remote,
@@ -116,7 +116,7 @@ export async function runTask(
     if (run.started && run.accepted)
       told = talk.onStarted?.({
         runId: run.runId,
-        startedLine: recordLine(run.started, storePayloads),
+        startedLine: recordLine(run.started, lines),
         accepted: run.accepted,
         maskedPath: run.mask(path),
         sealedRequest,
@@ -138,7 +138,7 @@ export async function runTask(
     output:
       outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
     outputJson,
-    recordLine: recordLine(result.record, storePayloads),
+    recordLine: recordLine(result.record, lines),
     sealedRequest,
     childRecords,
     record: task.returnRecord ? result.record : undefined,

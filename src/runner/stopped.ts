@@ -43,7 +43,7 @@ export function stoppedRunResult(
     output,
     outputJson: JSON.stringify(output.payload),
     maskedPath: "-",
-    recordLine: recordLine(record, true),
+    recordLine: recordLine(record, { storePayloads: true }),
     record,
     retryable: true,
   };

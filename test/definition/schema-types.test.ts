@@ -124,6 +124,7 @@ const keys = {
     store_payloads: true,
     keep_requests: true,
     max_runs: true,
+    max_item_bytes: true,
   } satisfies Keys<HistoryConfig>,
   serve: {
     host: true,
@@ -139,7 +140,12 @@ const keys = {
     headers_timeout_ms: true,
     max_connections: true,
   } satisfies Keys<ServeConfig>,
-  limits: { cell_timeout_ms: true, run_timeout_ms: true, cell_memory_mb: true } satisfies Keys<LimitsConfig>,
+  limits: {
+    cell_timeout_ms: true,
+    run_timeout_ms: true,
+    cell_memory_mb: true,
+    output_bytes: true,
+  } satisfies Keys<LimitsConfig>,
   mockcore: { data: true } satisfies Keys<MockcoreConfig>,
 };
 const enums = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Item } from "../../src/engine/types.js";
-import { runDefinition } from "../_helpers.js";
+import { defaultProjectFile, runDefinition } from "../_helpers.js";
 
 function failures(items: readonly Item[]) {
   return items.flatMap((item) => (item.kind === "FAILURE" ? [item.error] : []));
@@ -49,5 +49,44 @@ describe("an error names the 1-based line of the definition file (SPEC §4.1)", 
   ])("reports the line of %s", async (_name, definition, line) => {
     const result = await runDefinition(definition, { payload: {} });
     expect(failures(result.record.items)).toEqual([expect.objectContaining({ cell: "before_hook", line })]);
+  });
+});
+
+describe("limits.output_bytes", () => {
+  const project = (limit: number) => `${defaultProjectFile}limits:\n  output_bytes: ${limit}\n`;
+
+  it("fails a run whose output payload is longer, naming the limit, and answers 500", async () => {
+    const result = await runDefinition(
+      "name: a\non_success_hook: |\n  output.payload = { s: 'é'.repeat(600) }\n",
+      { payload: {} },
+      { project: project(1000) },
+    );
+    expect(result.status).toBe("failure");
+    expect(result.output.status).toBe(500);
+    expect(failures(result.record.items)).toEqual([
+      {
+        code: "output_invalid",
+        message:
+          "output.payload is 1208 bytes, over limits.output_bytes (1000): send less, or raise the limit in the project file",
+      },
+    ]);
+  });
+
+  it("counts a byte string's bytes, and lets a payload of the limit through", async () => {
+    const bytes = await runDefinition(
+      "name: a\non_success_hook: |\n  output.headers = { 'Content-Type': 'text/plain' }\n  output.payload = new TextEncoder().encode('x'.repeat(1001))\n",
+      { payload: {} },
+      { project: project(1000) },
+    );
+    expect(failures(bytes.record.items)[0]?.message).toMatch(
+      /^output.payload is 1001 bytes, over limits.output_bytes/,
+    );
+    const fits = await runDefinition(
+      "name: a\non_success_hook: |\n  output.payload = 'x'.repeat(998)\n",
+      { payload: {} },
+      { project: project(1000) },
+    );
+    expect(fits.status).toBe("success");
+    expect(fits.outputJson).toHaveLength(1000);
   });
 });

@@ -492,15 +492,21 @@ describe("history store", () => {
       dir: "/p/.bass/history",
       maxRuns: 1000,
       storePayloads: true,
+      maxItemBytes: 262144,
       filesDir: "/p/.bass/files",
       secrets: [],
     });
     expect(
-      resolveHistoryOptions("/p", { dir: "runs", max_runs: 5, store_payloads: false }, ["s3cret"]),
+      resolveHistoryOptions(
+        "/p",
+        { dir: "runs", max_runs: 5, store_payloads: false, max_item_bytes: 4096 },
+        ["s3cret"],
+      ),
     ).toEqual({
       dir: "/p/runs",
       maxRuns: 5,
       storePayloads: false,
+      maxItemBytes: 4096,
       filesDir: "/p/.bass/files",
       secrets: ["s3cret"],
     });
