@@ -39,7 +39,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     });
   }
   const runNow = (namespace: Namespace, deadline: number) => {
-    const run = { namespace, realm: context.realm };
+    const run = pythonRunOf(namespace, context.realm);
     const task = runStateOf(namespace).poolTask ?? unknownTask;
     const outcome: PythonOutcome = runtime.run(compiled.cell, run, host, deadline, task);
     if (outcome.ok) return outcome.value;
@@ -61,6 +61,18 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
       return vaults ? vaults.ready().then(() => runNow(namespace, deadline)) : runNow(namespace, deadline);
     },
   };
+}
+
+// One per run, its namespace's: the runtime puts the interpreter back when a cell of another run comes.
+const pythonRuns = new WeakMap<Namespace, PythonRun>();
+
+function pythonRunOf(namespace: Namespace, realm: CellRealm): PythonRun {
+  let run = pythonRuns.get(namespace);
+  if (!run) {
+    run = { namespace, realm };
+    pythonRuns.set(namespace, run);
+  }
+  return run;
 }
 
 /** What Python cells ask of bass for their run: its names, special functions, shared modules, vaults and

@@ -13,14 +13,9 @@ import types
 
 from pyodide.ffi import JsArray, JsBuffer, JsCallable, JsException, JsProxy, jsnull, to_js
 
-import js
-
-_js_has = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k)")
-_js_get = js.Function.new("o", "k", "return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined")
-_js_set = js.Function.new("o", "k", "v", "o[k] = v")
-_js_delete = js.Function.new("o", "k", "delete o[k]")
-_js_keys = js.Function.new("o", "return Object.keys(o)")
-_from_entries = js.Object.fromEntries
+# What cells.py needs of JavaScript objects, given by connect(): the JavaScript world Pyodide sees has
+# nothing, not even a way to make a function.
+_js_has = _js_get = _js_set = _js_delete = _js_keys = _from_entries = None
 
 # JavaScript values' kinds by their proxy's type: Pyodide's own isinstance checks parse its type flags
 # anew on every call, and each combination of flags has a proxy type of its own. Python's own data types
@@ -459,12 +454,16 @@ _read = None
 _special = None
 
 
-def connect(host):
-    """Gives the cells their host, once per runtime."""
-    global _host, _read, _special
+def connect(host, objects):
+    """Gives the cells their host, and cells.py its JavaScript object operations, once per runtime."""
+    global _host, _read, _special, FAILED
+    global _js_has, _js_get, _js_set, _js_delete, _js_keys, _from_entries
     _host = host
     _read = host.read
     _special = host.special
+    _js_has, _js_get, _js_set = objects.has, objects.get, objects.set
+    _js_delete, _js_keys, _from_entries = objects.delete, objects.keys, objects.fromEntries
+    FAILED = objects.failed
 
 
 def _end(payload=_UNSET, status=None, headers=None, state=None):
@@ -622,9 +621,102 @@ class _Scope(dict):
         return found
 
 
+# Modules that reach JavaScript's world, and through it the host: no cell imports them.
+_FORBIDDEN = frozenset({"js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes"})
+# What a cell may not do to its thread: read every object of the interpreter, or leave a hook behind.
+_REFUSED = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook", "sys.settrace",
+    "sys.setprofile", "sys.monitoring.register_callback", "sys._setprofileallthreads", "sys._settraceallthreads",
+})
+_builtin_import = _builtins.__import__
+
+
+def _refuse_import(name):
+    raise ImportError(f"a cell cannot import {name}: it reaches the JavaScript world bass runs in")
+
+
+def _cell_import(name, globals=None, locals=None, fromlist=(), level=0):
+    """import for cells: a module imported already is found without the import machinery, so it is checked here."""
+    if level == 0 and name.partition(".")[0] in _FORBIDDEN:
+        _refuse_import(name)
+    return _builtin_import(name, globals, locals, fromlist, level)
+
+
+def _audit(event, args):
+    """What the import machinery and the interpreter say they do, refused while a cell runs."""
+    if not _in_cell:
+        return
+    if event == "import" and str(args[0]).partition(".")[0] in _FORBIDDEN:
+        _refuse_import(args[0])
+    if event in _REFUSED:
+        raise RuntimeError(f"a cell cannot call {event}")
+
+
+# The built-ins cells see: Python's, with the import that refuses the modules above.
+_cell_builtins = dict(vars(_builtins))
+_cell_builtins["__import__"] = _cell_import
+_SPECIALS["__builtins__"] = _cell_builtins
+
+# The interpreter's state as seal() left it, which restore_state() puts back: each module's namespace (the
+# built-ins and the cells' own among them), the import system's lists, and the time limit's signal handler.
+_saved_namespaces = []
+_saved_modules = {}
+_saved_lists = []
+
+
+def seal():
+    """Once cells.py is connected: forgets the JavaScript modules, refuses what cells may not do, and keeps
+    the state each run starts from."""
+    for name in ("js", "pyodide_js", "pyodide_js._api"):
+        sys.modules.pop(name, None)
+    # Pyodide's event loop schedules Python on JavaScript timers: no cell leaves work for after its run.
+    import pyodide.webloop
+
+    def _no_timers(*args):
+        raise RuntimeError("cells have no timers")
+
+    pyodide.webloop.scheduleCallback = _no_timers
+    sys.addaudithook(_audit)
+    _saved_modules.update(sys.modules)
+    for module in sys.modules.values():
+        namespace = getattr(module, "__dict__", None)
+        if type(namespace) is dict:
+            _saved_namespaces.append((namespace, dict(namespace), list(namespace.values())))
+    _saved_namespaces.append((_cell_builtins, dict(_cell_builtins), list(_cell_builtins.values())))
+    for kept in (sys.meta_path, sys.path, sys.path_hooks):
+        _saved_lists.append((kept, list(kept)))
+
+
+_same = __import__("operator").is_
+
+
+def restore_state():
+    """Puts back what a run changed in the interpreter for the next run: modules imported, replaced or
+    changed, the built-ins, the import system's lists and the signal handler. Says how many it put back."""
+    restored = 0
+    modules = sys.modules
+    if len(modules) != len(_saved_modules) or not all(map(_same, modules.values(), _saved_modules.values())):
+        modules.clear()
+        modules.update(_saved_modules)
+        restored += 1
+    for namespace, saved, values in _saved_namespaces:
+        if len(namespace) != len(saved) or not all(map(_same, namespace.values(), values)):
+            namespace.clear()
+            namespace.update(saved)
+            restored += 1
+    for kept, saved in _saved_lists:
+        if len(kept) != len(saved) or not all(map(_same, kept, saved)):
+            kept[:] = saved
+            restored += 1
+    if signal.getsignal(signal.SIGINT) is not _on_deadline:
+        signal.signal(signal.SIGINT, _on_deadline)
+        restored += 1
+    return restored
+
+
 # What run_cell gives for a cell that failed, whose failure last_failure() then tells: a JavaScript object
-# that no cell's value is, so that a cell that succeeds crosses back as its value alone.
-FAILED = js.Object.new()
+# that no cell's value is (connect gives it), so that a cell that succeeds crosses back as its value alone.
+FAILED = None
 _failure = None
 # The globals of the cell that runs now.
 _scope = None

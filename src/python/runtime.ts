@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
+import { createContext, runInContext } from "node:vm";
 import type { PyodideAPI } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
+import { type BuiltinsGuard, guardBuiltins, lockFunctionConstructors } from "./host-world.js";
 import { createWatchdog, type Watchdog } from "./watchdog.js";
 
 /** A cell compiled by CPython (cells.py's Cell). */
@@ -64,10 +66,23 @@ export interface PythonRuntime {
   /** What lint needs of a cell that compiles (see cell_facts in cells.py). */
   facts(code: string): PythonCellFacts;
   /**
-   * Runs a cell of `run` within `deadline` (a `performance.now()` time), its host's methods working on that
+   * Runs a cell of `run` (one object per run: the interpreter is put back when a cell of another comes)
+   * within `deadline` (a `performance.now()` time), its host's methods working on that
    * run while it does; `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
    */
-  run<R>(cell: PythonCode, run: R, host: PythonHost<R>, deadline: number, task: number): PythonOutcome;
+  run<R extends object>(
+    cell: PythonCode,
+    run: R,
+    host: PythonHost<R>,
+    deadline: number,
+    task: number,
+  ): PythonOutcome;
+  /**
+   * Puts back what the cells run since the last call changed in this thread's JavaScript built-ins (a run
+   * of another integration must not find them changed); true when they could not be put back, and the
+   * thread must be replaced before it runs anything else. A cell of another run does it first too.
+   */
+  checkBuiltins(): boolean;
 }
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
@@ -93,6 +108,9 @@ async function startPython(): Promise<PythonRuntime> {
   const { loadPyodide, version } = await import("pyodide");
   const snapshotFile = new URL(`python-${version}.snapshot`, folder);
   const pyodide = await loadPyodide({
+    // The JavaScript world Python sees: an empty object of a context that cannot make code from strings,
+    // so that `import js` in a cell, were it let through, would find nothing of the host.
+    jsglobals: runInContext("({})", createContext({}, { codeGeneration: { strings: false, wasm: false } })),
     // Nothing is fetched: the standard library comes with the package.
     packages: [],
     stdout: () => {},
@@ -111,11 +129,11 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     code: string,
     filename: string,
   ) => PyProxy | undefined;
-  const connect = get("connect") as unknown as (host: object) => void;
+  const connect = get("connect") as unknown as (host: object, objects: object) => void;
   const runCell = get("run_cell") as unknown as (cell: PythonCode) => unknown;
   const lastFailure = get("last_failure") as unknown as () => PyProxy;
-  const failed = get("FAILED") as unknown;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
+  const restoreState = get("restore_state") as unknown as () => number;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
   // The run whose cell runs now, and its host: cells.py is connected once, to calls that go to them.
@@ -124,16 +142,34 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     if (!running) throw new Error("a Python special function was called outside the cell that had it");
     return running;
   };
-  connect({
-    read: (name: string) => now().host.read(now().run, name),
-    special: (name: string) => now().host.special(now().run, name),
-    readModule: (name: unknown) => now().host.readModule(now().run, name),
-    openVault: (name: unknown) => now().host.openVault(now().run, name),
-    callint: (name: unknown, payload: unknown, options: unknown) =>
-      now().host.callint(now().run, name, payload, options),
-    calladapter: (system: unknown, serviceName: unknown, payload: unknown, options: unknown) =>
-      now().host.calladapter(now().run, system, serviceName, payload, options),
-  });
+  connect(
+    {
+      read: (name: string) => now().host.read(now().run, name),
+      special: (name: string) => now().host.special(now().run, name),
+      readModule: (name: unknown) => now().host.readModule(now().run, name),
+      openVault: (name: unknown) => now().host.openVault(now().run, name),
+      callint: (name: unknown, payload: unknown, options: unknown) =>
+        now().host.callint(now().run, name, payload, options),
+      calladapter: (system: unknown, serviceName: unknown, payload: unknown, options: unknown) =>
+        now().host.calladapter(now().run, system, serviceName, payload, options),
+    },
+    jsObjects,
+  );
+  const failed = get("FAILED") as unknown;
+  pyodide.unregisterJsModule("js");
+  pyodide.unregisterJsModule("pyodide_js");
+  (get("seal") as unknown as () => void)();
+  // Made on the first cell: a thread that only compiles cells (lint, serve's main thread) keeps its world.
+  let builtins: BuiltinsGuard | undefined;
+  let tainted = false;
+  let cellsRan = false;
+  const checkBuiltins = () => {
+    if (cellsRan && builtins?.check() === "tainted") tainted = true;
+    cellsRan = false;
+    return tainted;
+  };
+  // The run of the last cell, without holding it: a cell of another run finds the interpreter put back.
+  let lastRun: WeakRef<object> | undefined;
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
     if (!error) return undefined;
@@ -153,7 +189,18 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       const error = findSyntaxError(code, filename);
       return error ? { error } : { cell: compileCell(code, filename) };
     },
+    checkBuiltins,
     run(cell, run, host, deadline, task) {
+      if (!builtins) {
+        lockFunctionConstructors();
+        builtins = guardBuiltins();
+      }
+      if (lastRun?.deref() !== run) {
+        checkBuiltins();
+        restoreState();
+        lastRun = new WeakRef(run);
+      }
+      cellsRan = true;
       const outer = running;
       running = { run, host: host as PythonHost<unknown> };
       watchdog.arm(deadline, task);
@@ -173,6 +220,22 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     },
   };
 }
+
+/** What cells.py does to JavaScript objects (see connect in cells.py), made here, not from strings there. */
+const jsObjects = {
+  has: (target: object, key: string) => Object.hasOwn(target, key),
+  get: (target: Record<string, unknown>, key: string) =>
+    Object.hasOwn(target, key) ? target[key] : undefined,
+  set: (target: Record<string, unknown>, key: string, value: unknown) => {
+    target[key] = value;
+  },
+  delete: (target: Record<string, unknown>, key: string) => {
+    delete target[key];
+  },
+  keys: (target: object) => Object.keys(target),
+  fromEntries: (entries: Iterable<readonly [PropertyKey, unknown]>) => Object.fromEntries(entries),
+  failed: {},
+};
 
 /** cells.py, made a module's namespace: runPython gives back its last expression, `globals()`. */
 function cellsModuleSource(): string {
