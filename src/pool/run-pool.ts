@@ -55,6 +55,8 @@ export interface RunPoolOptions {
   /** What a failure's message is masked with (default: the project's secrets). */
   secrets?: () => Iterable<string>;
   logError?: LogWorkerError;
+  /** A worker was replaced after a run, and why (memory it kept, built-ins a Python cell changed). */
+  onWorkerReplaced?: ((reason: string) => void) | undefined;
 }
 
 /**
@@ -95,6 +97,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     // A worker that ended with no run in it is only reported; the pool replaces every worker that ends.
     onIdleError: (error) => options.logError?.(error),
     onExit: () => stuck.freeEnded(),
+    onRetire: options.onWorkerReplaced,
   });
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: RunName, error: unknown, startedId?: string) =>

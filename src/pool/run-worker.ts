@@ -1,5 +1,6 @@
 // A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
+import { getHeapStatistics } from "node:v8";
 import { BroadcastChannel, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { createEngine } from "../engine/engine.js";
 import type { VaultStore } from "../engine/vault.js";
@@ -8,6 +9,7 @@ import { sealRequest } from "../history/kept-request.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
 import { projectVaults } from "../project/vaults.js";
+import { pythonRuntime } from "../python/runtime.js";
 import { reportCellsTo } from "../python/watchdog.js";
 import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "../runner/messages.js";
 import { createTaskPlace, runTask, type TaskPlace } from "../runner/run-task.js";
@@ -23,11 +25,15 @@ laterChildren?.unref();
 const cellReporter = data.stuckCells && reportCellsOn(data.stuckCells);
 reportCellsTo(cellReporter);
 // Opening the project awaits the same load; a worker of a project without Python never loads Pyodide.
-if (data.python)
-  import("../python/runtime.js")
-    .then(({ loadPython }) => loadPython())
-    // The open that awaits the load says why it failed.
-    .catch(() => {});
+const pythonLoaded = data.python
+  ? import("../python/runtime.js")
+      .then(({ loadPython }) => loadPython())
+      // The open that awaits the load says why it failed.
+      .then(
+        () => {},
+        () => {},
+      )
+  : undefined;
 // A request is sealed where it runs, off serve's HTTP thread (which sets serve's pace): that thread only
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
@@ -124,6 +130,10 @@ async function runWorkerTask(task: RunTask): Promise<RunTaskResult | RunTaskErro
 async function runOne(task: RunTask): Promise<RunTaskResult> {
   const opened = await open(task);
   if (!opened) throw new BassError("PROJECT_INVALID", "the project could not be opened");
+  if (baseBytes === undefined) {
+    await pythonLoaded;
+    baseBytes ??= memoryBytes();
+  }
   opened.running++;
   const letGo = async () => {
     opened.running--;
@@ -149,4 +159,34 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   }
 }
 
-answerBatches(parentPort as MessagePort, (task) => runWorkerTask(task as RunTask));
+/**
+ * The memory this thread holds for its runs: its JavaScript heap and what lives outside it, array buffers
+ * and CPython's WebAssembly memory (which never shrinks) among it. The process's resident size is every
+ * thread's, so it cannot say.
+ */
+function memoryBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size + heap.external_memory;
+}
+
+// What the thread held once its project was open, before any run: a run may leave it `cellMemoryMb` above.
+let baseBytes: number | undefined;
+
+/** Why this thread must be replaced after a run, if it must: memory it kept, built-ins a cell changed. */
+function spent(): string | undefined {
+  if (pythonRuntime()?.checkBuiltins())
+    return "a Python cell changed JavaScript built-ins in a way that could not be put back";
+  if (baseBytes === undefined || current === undefined) return undefined;
+  const limitMb = current.project.limits.cellMemoryMb;
+  const grownMb = Math.round((memoryBytes() - baseBytes) / 2 ** 20);
+  if (grownMb > limitMb)
+    return `it held ${grownMb} MB more after a run than when it started, over limits.cell_memory_mb (${limitMb})`;
+  return undefined;
+}
+
+const answerer = answerBatches(parentPort as MessagePort, async (task) => {
+  const answer = await runWorkerTask(task as RunTask);
+  const reason = spent();
+  if (reason) answerer.retire(reason);
+  return answer;
+});

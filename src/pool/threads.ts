@@ -3,7 +3,8 @@ import { type MessagePort, type ResourceLimits, type Transferable, Worker } from
 /**
  * What goes to a worker thread and back, a batch per turn of the event loop: `[id, message]` pairs out,
  * `[id, ok, answer]` triples back (`ok` false: the answer could not be sent, and `answer` says why). One
- * message per turn costs each side one wake-up however many runs it carries.
+ * message per turn costs each side one wake-up however many runs it carries. A worker that asks to be
+ * replaced sends a text instead, saying why (see `answerBatches`).
  */
 export type Batch = unknown[];
 
@@ -19,6 +20,8 @@ export interface ThreadPoolOptions {
   onIdleError?: ((error: unknown) => void) | undefined;
   /** A worker ended: it is replaced, unless the pool is closing. */
   onExit?: (() => void) | undefined;
+  /** A worker asked to be replaced, saying why: it takes no more messages, and ends once it answered those. */
+  onRetire?: ((reason: string) => void) | undefined;
 }
 
 /** Worker threads that answer messages; a worker that ends rejects what it held and is replaced. */
@@ -46,6 +49,8 @@ interface Thread {
   held: Map<number, Pending>;
   /** The messages gathered this turn. */
   out: Outgoing[];
+  /** It asked to be replaced: its replacement has started, and it ends once it holds nothing. */
+  retiring: boolean;
 }
 
 /** How long the pool waits before it starts a worker again after one ended before it was up, at most. */
@@ -100,7 +105,12 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   const leastBusy = () => {
     let best: Thread | undefined;
     for (const thread of threads)
-      if (thread.held.size < options.perThread && (!best || thread.held.size < best.held.size)) best = thread;
+      if (
+        !thread.retiring &&
+        thread.held.size < options.perThread &&
+        (!best || thread.held.size < best.held.size)
+      )
+        best = thread;
     return best;
   };
   const drainQueue = () => {
@@ -117,11 +127,22 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
       workerData: options.workerData,
       resourceLimits: options.resourceLimits,
     });
-    const thread: Thread = { worker, held: new Map(), out: [] };
+    const thread: Thread = { worker, held: new Map(), out: [], retiring: false };
     threads.push(thread);
+    const endIfRetired = () => {
+      if (thread.retiring && thread.held.size === 0) void worker.terminate();
+    };
     // Up once its module has loaded and it listens: its first batch, empty, says so.
     let up = false;
-    worker.on("message", (batch: Batch) => {
+    worker.on("message", (batch: Batch | string) => {
+      if (typeof batch === "string") {
+        if (thread.retiring || closing) return;
+        thread.retiring = true;
+        options.onRetire?.(batch);
+        start();
+        endIfRetired();
+        return;
+      }
       if (!up) {
         up = true;
         failedStarts = 0;
@@ -133,6 +154,7 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
         if (batch[at + 1]) pending?.resolve(batch[at + 2]);
         else pending?.reject(new Error(String(batch[at + 2])));
       }
+      endIfRetired();
       drainQueue();
     });
     let failure: unknown;
@@ -142,11 +164,12 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     worker.once("exit", (code) => {
       threads.splice(threads.indexOf(thread), 1);
       const error = failure ?? new Error(`the worker thread exited with code ${code}`);
-      if (thread.held.size === 0 && !closing) options.onIdleError?.(error);
+      if (thread.held.size === 0 && !closing && !thread.retiring) options.onIdleError?.(error);
       for (const pending of thread.held.values()) pending.reject(error);
       thread.held.clear();
       options.onExit?.();
-      if (closing) return;
+      // A retired worker's replacement started when it asked.
+      if (closing || thread.retiring) return;
       if (up) {
         start();
         drainQueue();
@@ -184,12 +207,24 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   };
 }
 
+/** What a worker's side of the pool can ask of it. */
+export interface BatchAnswerer {
+  /**
+   * Asks to be replaced, saying why, after the answers given so far: the pool sends no more messages,
+   * starts another worker, and ends this one once it has answered what it holds.
+   */
+  retire(reason: string): void;
+}
+
 /**
  * A worker's side of the pool, called once its module is ready: answers each message of the batches that
  * come on `port` with `answer`, and sends the answers back a batch per turn. `answer` gives its failures as
  * data: a rejection ends the worker.
  */
-export function answerBatches(port: MessagePort, answer: (message: unknown) => Promise<unknown>): void {
+export function answerBatches(
+  port: MessagePort,
+  answer: (message: unknown) => Promise<unknown>,
+): BatchAnswerer {
   let out: Batch = [];
   let flushing = false;
   const flush = () => {
@@ -224,4 +259,12 @@ export function answerBatches(port: MessagePort, answer: (message: unknown) => P
   });
   // An empty batch: this worker is up.
   port.postMessage([]);
+  let retiring = false;
+  return {
+    retire(reason) {
+      if (retiring) return;
+      retiring = true;
+      setImmediate(() => port.postMessage(reason));
+    },
+  };
 }

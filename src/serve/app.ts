@@ -96,12 +96,14 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   // Under bearer or basic auth the Authorization header is serve's own credential: not kept, and a re-run
   // goes with the credential of whoever asks for it.
   const unkeptHeaders = set.settings.auth.type === "none" ? [] : ["authorization"];
+  const warn =
+    options.warn ?? ((message: string) => process.stderr.write(`bass serve: warning: ${message}\n`));
   const idempotency = createIdempotencyStore({
     dir: idempotencyDir(set),
     ttlSeconds: set.settings.idempotencyTtlSeconds,
     clock: options.clock,
     sealer,
-    warn: options.warn ?? ((message) => process.stderr.write(`bass serve: warning: ${message}\n`)),
+    warn,
   });
   const limiter = createLimiter(set.settings.maxConcurrentRuns);
   let reloads: Promise<unknown> = Promise.resolve();
@@ -130,6 +132,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
           unkeptHeaders,
           secrets: () => servedSecrets,
           logError,
+          onWorkerReplaced: (reason) => warn(`a worker thread was replaced: ${reason}`),
           ...callsFromWorkers(set.project, history, writeLaterChild, () => ({
             project: set.project,
             adapters: systems.adapters,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createThreadPool, type ThreadPool } from "../../src/pool/threads.js";
 
 // Workers start from the build, as the run pool's do: `npm test` builds first.
@@ -16,8 +16,9 @@ const worker = `import { parentPort, threadId } from "node:worker_threads";
 import { answerBatches } from ${JSON.stringify(threads)};
 let held = 0;
 let most = 0;
-answerBatches(parentPort, async ({ n, wait = 0, exit, uncloneable }) => {
+const answerer = answerBatches(parentPort, async ({ n, wait = 0, exit, uncloneable, retire }) => {
   if (exit) process.exit(3);
+  if (retire) answerer.retire("asked to");
   if (uncloneable) return { doubled: () => n * 2 };
   most = Math.max(most, ++held);
   await new Promise((resolve) => setTimeout(resolve, wait));
@@ -38,6 +39,7 @@ function createPool(options: { size?: number; perThread?: number; source?: strin
   writeFileSync(file, options.source ?? worker);
   const exits: number[] = [];
   const idle: unknown[] = [];
+  const retired: string[] = [];
   pool = createThreadPool({
     filename: file,
     workerData: undefined,
@@ -45,8 +47,9 @@ function createPool(options: { size?: number; perThread?: number; source?: strin
     perThread: options.perThread ?? 16,
     onIdleError: (error) => idle.push(error),
     onExit: () => exits.push(Date.now()),
+    onRetire: (reason) => retired.push(reason),
   });
-  return { pool, exits, idle, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { pool, exits, idle, retired, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 type Answer = { doubled: number; thread: number; most: number };
@@ -86,6 +89,24 @@ describe("the thread pool", () => {
     expect(exits).toHaveLength(1);
     expect(idle).toEqual([]);
     expect(((await pool.run({ n: 21 })) as Answer).doubled).toBe(42);
+    expect(pool.threads).toHaveLength(1);
+    cleanup();
+  });
+
+  it("replaces a worker that asks to be, once it answered what it held", async () => {
+    const { pool, exits, idle, retired, cleanup } = createPool({ size: 1 });
+    const [first, alongside] = (await Promise.all([
+      pool.run({ n: 1, wait: 10 }),
+      pool.run({ n: 2, wait: 10, retire: true }),
+    ])) as Answer[];
+    expect([first?.doubled, alongside?.doubled]).toEqual([2, 4]);
+    const next = (await pool.run({ n: 3 })) as Answer;
+    expect(next.doubled).toBe(6);
+    expect(next.thread).not.toBe(first?.thread);
+    expect(retired).toEqual(["asked to"]);
+    // The worker that retired ends, and is not reported as one that failed.
+    await vi.waitFor(() => expect(exits).toHaveLength(1));
+    expect(idle).toEqual([]);
     expect(pool.threads).toHaveLength(1);
     cleanup();
   });
