@@ -15,7 +15,14 @@ import type {
   RunTaskResult,
   RunWorkerData,
 } from "../runner/messages.js";
-import { closeGraceMs, type RunName, type Runner, type RunRequest, settledWithin } from "../runner/runner.js";
+import {
+  closeGraceMs,
+  type PythonTask,
+  type RunName,
+  type Runner,
+  type RunRequest,
+  settledWithin,
+} from "../runner/runner.js";
 import { stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
 import { createPythonChildren, hasPython } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
@@ -98,6 +105,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     onIdleError: (error) => options.logError?.(error),
     onExit: () => stuck.freeEnded(),
     onRetire: options.onWorkerReplaced,
+    avoid: (worker) => stuck.held(worker),
   });
   const secrets = options.secrets ?? (() => project.secrets);
   const failed = (task: RunName, error: unknown, startedId?: string) =>
@@ -117,45 +125,49 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     const place = { version: task.version, mockcoreUrl: task.mockcoreUrl, choice: task.choice };
     return (call: RemoteCall) => remote.answer(call, task.choice, createPythonChildren(poolBelow, place));
   };
-  return {
-    async run(task, onStarted, python) {
-      // The level below starts now, loading Python while this run gets to its first call.
-      if (python?.callsIntegrations && options.remote) poolBelow();
-      const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
-      // Every task: a cell of any language may hold its worker in a call nothing can interrupt.
-      const poolTask = stuck.begin();
-      const done = () => stuck.end(poolTask);
-      let answer: RunTaskResult | RunTaskError;
-      let answered = false;
-      try {
-        answer = (await pool.run(
-          { ...task, port: talk.port, calls: talk.calls, poolTask },
-          talk.port ? [talk.port] : undefined,
-        )) as RunTaskResult | RunTaskError;
-        answered = true;
-      } catch (error) {
-        // The task answers its own errors: a rejection is the worker's end.
-        const stopped = stuck.stopped(poolTask);
+  const run = async (
+    task: RunRequest,
+    onStarted: ((started: RunStarted) => unknown) | undefined,
+    python: PythonTask | undefined,
+    again: boolean,
+  ): Promise<RunTaskResult> => {
+    // The level below starts now, loading Python while this run gets to its first call.
+    if (python?.callsIntegrations && options.remote) poolBelow();
+    const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
+    // Every task: a cell of any language may hold its worker in a call nothing can interrupt.
+    const poolTask = stuck.begin();
+    const done = () => stuck.end(poolTask);
+    let answer: RunTaskResult | RunTaskError | undefined;
+    let answered = false;
+    try {
+      answer = (await pool.run(
+        { ...task, port: talk.port, calls: talk.calls, poolTask },
+        talk.port ? [talk.port] : undefined,
+      )) as RunTaskResult | RunTaskError;
+      answered = true;
+    } catch (error) {
+      // The task answers its own errors: a rejection is the worker's end. A task its worker never began
+      // (it waited behind a stuck cell) did nothing yet: it runs on another worker, once.
+      const stopped = stuck.stopped(poolTask);
+      if (again || stopped || stuck.began(poolTask))
         return failed(task, workerEnd(error, stopped), talk.startedId());
-      } finally {
-        // The worker lets go of the port once the run and its async children have ended: what it said on the
-        // port until then (an async run's start) is still read, though the answer came on another one. A
-        // task that got no answer has no worker that holds its port.
-        if (answered) {
-          const letGo = talk.whenLetGo(done);
-          lettingGo.add(letGo);
-          void letGo.then(() => lettingGo.delete(letGo));
-        } else {
-          done();
-          talk.close();
-        }
+    } finally {
+      // The worker lets go of the port once the run and its async children have ended: what it said on the
+      // port until then (an async run's start) is still read, though the answer came on another one. A
+      // task that got no answer has no worker that holds its port.
+      if (answered) {
+        const letGo = talk.whenLetGo(done);
+        lettingGo.add(letGo);
+        void letGo.then(() => lettingGo.delete(letGo));
+      } else {
+        done();
+        talk.close();
       }
-      if ("error" in answer) {
-        const { code, message } = answer.error;
-        throw code ? new BassError(code as BassErrorCode, message) : new Error(message);
-      }
-      return answer;
-    },
+    }
+    return answer === undefined ? run(task, onStarted, python, true) : resultOf(answer);
+  };
+  return {
+    run: (task, onStarted, python) => run(task, onStarted, python, false),
     failed,
     async close() {
       // Async children still running end first, for as long as a stopping serve gives its runs.
@@ -165,6 +177,13 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       later?.close();
     },
   };
+}
+
+/** A task's result, or the error that stopped it before its run (no such integration). */
+function resultOf(answer: RunTaskResult | RunTaskError): RunTaskResult {
+  if (!("error" in answer)) return answer;
+  const { code, message } = answer.error;
+  throw code ? new BassError(code as BassErrorCode, message) : new Error(message);
 }
 
 /**

@@ -134,6 +134,8 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
     await pythonLoaded;
     baseBytes ??= memoryBytes();
   }
+  // From here the run may call its systems: a task ended before this point can run again elsewhere.
+  if (task.poolTask !== undefined) cellReporter?.begin(task.poolTask);
   opened.running++;
   const letGo = async () => {
     opened.running--;

@@ -16,8 +16,18 @@ export interface StuckCellWatch {
   begin(): number;
   /** Whether the task's worker was ended for a cell of it stuck past its deadline. */
   stopped(task: number): boolean;
+  /**
+   * Whether a worker began the task: one whose worker ended before it did (held behind a stuck cell) did
+   * nothing yet, and can run on another.
+   */
+  began(task: number): boolean;
   /** The task has ended. */
   end(task: number): void;
+  /**
+   * Whether a cell has held the worker for a while now: a task sent there waits for it, where another
+   * worker would answer it at once.
+   */
+  held(worker: Worker): boolean;
   /** Frees the slots of workers that ended (the pool says when one does, not which: its id is gone). */
   freeEnded(): void;
   close(): void;
@@ -28,19 +38,29 @@ const slotsByDefault = 256;
 /** How often the pool looks for a stuck cell while tasks run. */
 const sweepMs = 200;
 
-/** Each slot: a deadline (8 bytes), its worker's thread id and its task (4 bytes each). */
-const slotBytes = 16;
+/** Each slot: a deadline and when its cell began (8 bytes each), its worker's thread id and its task (4 each). */
+const slotBytes = 24;
+/** How long a cell holds its worker before the pool sends that worker nothing while another is free. */
+const heldMs = 20;
+/**
+ * After the slots, a byte per task number modulo this, set when a worker begins the task: far more than
+ * the tasks a pool holds at once, so that no two of them share a byte.
+ */
+const beganBytes = 65536;
 
 function views(buffer: SharedArrayBuffer) {
-  const slots = buffer.byteLength / slotBytes;
+  const slots = (buffer.byteLength - beganBytes) / slotBytes;
   return {
+    // Whether a worker began the task of each number, modulo beganBytes.
+    began: new Uint8Array(buffer, slots * slotBytes, beganBytes),
     slots,
-    // When the cell of each slot's worker is due to end, in ms since the epoch.
+    // When the cell of each slot's worker is due to end, and when it began, in ms since the epoch.
     deadlines: new Float64Array(buffer, 0, slots),
+    armedAt: new Float64Array(buffer, slots * 8, slots),
     // Which worker thread holds each slot; 0 when none does.
-    owners: new Int32Array(buffer, slots * 8, slots),
+    owners: new Int32Array(buffer, slots * 16, slots),
     // The task whose cell runs on it now; 0 when none runs.
-    tasks: new Int32Array(buffer, slots * 12, slots),
+    tasks: new Int32Array(buffer, slots * 20, slots),
   };
 }
 
@@ -49,8 +69,10 @@ export function watchStuckCells(
   graceMs: number,
   slotCount = slotsByDefault,
 ): StuckCellWatch {
-  const buffer = new SharedArrayBuffer(slotCount * slotBytes);
-  const { slots, deadlines, owners, tasks } = views(buffer);
+  const buffer = new SharedArrayBuffer(slotCount * slotBytes + beganBytes);
+  const { slots, deadlines, armedAt, owners, tasks, began } = views(buffer);
+  // Each worker's slot, found once.
+  const slotOf = new Map<number, number>();
   const running = new Set<number>();
   const stopped = new Set<number>();
   const ending = new Set<number>();
@@ -65,6 +87,7 @@ export function watchStuckCells(
       Atomics.store(tasks, slot, 0);
       Atomics.store(owners, slot, 0);
       ending.delete(owner);
+      slotOf.delete(owner);
     }
   };
 
@@ -96,11 +119,23 @@ export function watchStuckCells(
     buffer,
     begin() {
       next = next === 0x7fffffff ? 1 : next + 1;
+      Atomics.store(began, next % beganBytes, 0);
       running.add(next);
       sweeping ??= setInterval(sweep, sweepMs).unref();
       return next;
     },
     stopped: (task) => stopped.has(task),
+    began: (task) => Atomics.load(began, task % beganBytes) === 1,
+    held(worker) {
+      let slot = slotOf.get(worker.threadId);
+      if (slot === undefined) {
+        slot = Array.from(owners).indexOf(worker.threadId);
+        if (slot < 0) return false;
+        slotOf.set(worker.threadId, slot);
+      }
+      if (Atomics.load(tasks, slot) === 0) return false;
+      return performance.timeOrigin + performance.now() - (armedAt[slot] as number) > heldMs;
+    },
     freeEnded,
     end(task) {
       running.delete(task);
@@ -112,15 +147,24 @@ export function watchStuckCells(
   };
 }
 
+/** What a worker reports on the pool's buffer: the tasks it begins, and its cells (see CellReporter). */
+export interface TaskReporter extends CellReporter {
+  begin(task: number): void;
+}
+
 /** A worker's reporter on the pool's buffer, in a slot of its own; none when every slot is taken. */
-export function reportCellsOn(buffer: SharedArrayBuffer): CellReporter | undefined {
-  const { slots, deadlines, owners, tasks } = views(buffer);
+export function reportCellsOn(buffer: SharedArrayBuffer): TaskReporter | undefined {
+  const { slots, deadlines, armedAt, owners, tasks, began } = views(buffer);
   for (let slot = 0; slot < slots; slot++) {
     if (Atomics.compareExchange(owners, slot, 0, threadId) !== 0) continue;
     return {
+      begin(task) {
+        Atomics.store(began, task % beganBytes, 1);
+      },
       arm(deadline, task) {
         // The deadline first: the pool reads it only once it sees the task.
         deadlines[slot] = deadline;
+        armedAt[slot] = performance.timeOrigin + performance.now();
         Atomics.store(tasks, slot, task);
       },
       disarm() {

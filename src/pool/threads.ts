@@ -20,6 +20,8 @@ export interface ThreadPoolOptions {
   onIdleError?: ((error: unknown) => void) | undefined;
   /** A worker ended: it is replaced, unless the pool is closing. */
   onExit?: (() => void) | undefined;
+  /** A worker that should get no message while another can take it (one a long cell holds). */
+  avoid?: ((worker: Worker) => boolean) | undefined;
   /** A worker asked to be replaced, saying why: it takes no more messages, and ends once it answered those. */
   onRetire?: ((reason: string) => void) | undefined;
 }
@@ -104,13 +106,19 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
   };
   const leastBusy = () => {
     let best: Thread | undefined;
-    for (const thread of threads)
+    let bestAvoided = false;
+    for (const thread of threads) {
+      if (thread.retiring || thread.held.size >= options.perThread) continue;
+      const avoided = options.avoid?.(thread.worker) ?? false;
       if (
-        !thread.retiring &&
-        thread.held.size < options.perThread &&
-        (!best || thread.held.size < best.held.size)
-      )
+        !best ||
+        (bestAvoided && !avoided) ||
+        (avoided === bestAvoided && thread.held.size < best.held.size)
+      ) {
         best = thread;
+        bestAvoided = avoided;
+      }
+    }
     return best;
   };
   const drainQueue = () => {
