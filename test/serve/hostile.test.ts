@@ -143,8 +143,6 @@ describe.each([3, 0])("bass serve with hostile cells among others, serve.workers
     for (let round = 0; round < 3; round++) expect((await post(at("hoards"))).status).toBe(200);
     if (workers > 0) {
       await expect.poll(() => server.output()).toContain("a worker thread was replaced: it held");
-      // Workers that held the hoards were replaced: serve is back near where it started.
-      await expect.poll(() => residentMb(pid), { timeout: 10_000 }).toBeLessThan(beforeHoardsMb + 150);
     }
     // The figures docs/architecture.md gives: BASS_FIGURES=1 npx vitest run test/serve/hostile.test.ts
     if (process.env.BASS_FIGURES)
