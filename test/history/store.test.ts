@@ -497,11 +497,9 @@ describe("history store", () => {
       secrets: [],
     });
     expect(
-      resolveHistoryOptions(
-        "/p",
-        { dir: "runs", max_runs: 5, store_payloads: false, max_item_bytes: 4096 },
-        ["s3cret"],
-      ),
+      resolveHistoryOptions("/p", { dir: "runs", max_runs: 5, store_payloads: false, max_item_bytes: 4096 }, [
+        "s3cret",
+      ]),
     ).toEqual({
       dir: "/p/runs",
       maxRuns: 5,

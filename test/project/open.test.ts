@@ -25,14 +25,19 @@ function createProject(config = "systems:\n  transform:\n    adapter: echo\n") {
 describe("openProject", () => {
   it("takes the run limits from the project file, with defaults for what it leaves out", async () => {
     const defaults = await openProject({ cwd: createProject(), env: {} });
-    expect(defaults.limits).toEqual({ cellTimeoutMs: 1000, runTimeoutMs: 30000, cellMemoryMb: 256 });
+    expect(defaults.limits).toEqual({
+      cellTimeoutMs: 1000,
+      runTimeoutMs: 30000,
+      cellMemoryMb: 256,
+      outputBytes: 10 * 1024 * 1024,
+    });
     const set = await openProject({
       cwd: createProject(
-        "systems: {}\nlimits: { cell_timeout_ms: 5, run_timeout_ms: 70, cell_memory_mb: 64 }\n",
+        "systems: {}\nlimits: { cell_timeout_ms: 5, run_timeout_ms: 70, cell_memory_mb: 64, output_bytes: 99 }\n",
       ),
       env: {},
     });
-    expect(set.limits).toEqual({ cellTimeoutMs: 5, runTimeoutMs: 70, cellMemoryMb: 64 });
+    expect(set.limits).toEqual({ cellTimeoutMs: 5, runTimeoutMs: 70, cellMemoryMb: 64, outputBytes: 99 });
   });
 
   it("loads all definitions, one by name, or none", async () => {
