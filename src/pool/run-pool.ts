@@ -146,10 +146,10 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       )) as RunTaskResult | RunTaskError;
       answered = true;
     } catch (error) {
-      // The task answers its own errors: a rejection is the worker's end. A task its worker never began
-      // (it waited behind a stuck cell) did nothing yet: it runs on another worker, once.
+      // The task answers its own errors: a rejection is the worker's end. A task whose run had not acted
+      // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again, once.
       const stopped = stuck.stopped(poolTask);
-      if (again || stopped || stuck.began(poolTask))
+      if (again || stopped || stuck.acted(poolTask))
         return failed(task, workerEnd(error, stopped), talk.startedId());
     } finally {
       // The worker lets go of the port once the run and its async children have ended: what it said on the

@@ -134,8 +134,6 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
     await pythonLoaded;
     baseBytes ??= memoryBytes();
   }
-  // From here the run may call its systems: a task ended before this point can run again elsewhere.
-  if (task.poolTask !== undefined) cellReporter?.begin(task.poolTask);
   opened.running++;
   const letGo = async () => {
     opened.running--;
@@ -143,11 +141,13 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   };
   let children: Promise<void> | undefined;
   try {
-    const { port } = task;
+    const { port, poolTask } = task;
     const ran = await runTask(opened.place, task, {
       onStarted: port && ((started) => port.postMessage(started)),
       onLaterChild: laterChildren && ((child) => laterChildren.postMessage(child)),
       remote: task.calls && port && remoteCallsOver(port, task.calls),
+      // A task stopped before its run acted outside this thread can run again on another worker.
+      onActing: poolTask === undefined ? undefined : () => cellReporter?.acting(poolTask),
     });
     children = ran.children;
     // Async children that outlive the run make their calls on its port: it closes once they have ended.

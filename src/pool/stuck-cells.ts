@@ -17,10 +17,10 @@ export interface StuckCellWatch {
   /** Whether the task's worker was ended for a cell of it stuck past its deadline. */
   stopped(task: number): boolean;
   /**
-   * Whether a worker began the task: one whose worker ended before it did (held behind a stuck cell) did
-   * nothing yet, and can run on another.
+   * Whether the task's run acted outside its worker (called a system, opened a vault): one whose worker
+   * ended before it did (for another run's stuck cell) did nothing that shows, and can run on another.
    */
-  began(task: number): boolean;
+  acted(task: number): boolean;
   /** The task has ended. */
   end(task: number): void;
   /**
@@ -43,16 +43,16 @@ const slotBytes = 24;
 /** How long a cell holds its worker before the pool sends that worker nothing while another is free. */
 const heldMs = 20;
 /**
- * After the slots, a byte per task number modulo this, set when a worker begins the task: far more than
- * the tasks a pool holds at once, so that no two of them share a byte.
+ * After the slots, a byte per task number modulo this, set when the task's run first acts outside its
+ * worker: far more than the tasks a pool holds at once, so that no two of them share a byte.
  */
-const beganBytes = 65536;
+const actedBytes = 65536;
 
 function views(buffer: SharedArrayBuffer) {
-  const slots = (buffer.byteLength - beganBytes) / slotBytes;
+  const slots = (buffer.byteLength - actedBytes) / slotBytes;
   return {
-    // Whether a worker began the task of each number, modulo beganBytes.
-    began: new Uint8Array(buffer, slots * slotBytes, beganBytes),
+    // Whether the run of each task number acted outside its worker, modulo actedBytes.
+    acted: new Uint8Array(buffer, slots * slotBytes, actedBytes),
     slots,
     // When the cell of each slot's worker is due to end, and when it began, in ms since the epoch.
     deadlines: new Float64Array(buffer, 0, slots),
@@ -69,8 +69,8 @@ export function watchStuckCells(
   graceMs: number,
   slotCount = slotsByDefault,
 ): StuckCellWatch {
-  const buffer = new SharedArrayBuffer(slotCount * slotBytes + beganBytes);
-  const { slots, deadlines, armedAt, owners, tasks, began } = views(buffer);
+  const buffer = new SharedArrayBuffer(slotCount * slotBytes + actedBytes);
+  const { slots, deadlines, armedAt, owners, tasks, acted } = views(buffer);
   // Each worker's slot, found once.
   const slotOf = new Map<number, number>();
   const running = new Set<number>();
@@ -119,13 +119,13 @@ export function watchStuckCells(
     buffer,
     begin() {
       next = next === 0x7fffffff ? 1 : next + 1;
-      Atomics.store(began, next % beganBytes, 0);
+      Atomics.store(acted, next % actedBytes, 0);
       running.add(next);
       sweeping ??= setInterval(sweep, sweepMs).unref();
       return next;
     },
     stopped: (task) => stopped.has(task),
-    began: (task) => Atomics.load(began, task % beganBytes) === 1,
+    acted: (task) => Atomics.load(acted, task % actedBytes) === 1,
     held(worker) {
       let slot = slotOf.get(worker.threadId);
       if (slot === undefined) {
@@ -147,19 +147,19 @@ export function watchStuckCells(
   };
 }
 
-/** What a worker reports on the pool's buffer: the tasks it begins, and its cells (see CellReporter). */
+/** What a worker reports on the pool's buffer: the tasks whose runs act outside it, and its cells. */
 export interface TaskReporter extends CellReporter {
-  begin(task: number): void;
+  acting(task: number): void;
 }
 
 /** A worker's reporter on the pool's buffer, in a slot of its own; none when every slot is taken. */
 export function reportCellsOn(buffer: SharedArrayBuffer): TaskReporter | undefined {
-  const { slots, deadlines, armedAt, owners, tasks, began } = views(buffer);
+  const { slots, deadlines, armedAt, owners, tasks, acted } = views(buffer);
   for (let slot = 0; slot < slots; slot++) {
     if (Atomics.compareExchange(owners, slot, 0, threadId) !== 0) continue;
     return {
-      begin(task) {
-        Atomics.store(began, task % beganBytes, 1);
+      acting(task) {
+        Atomics.store(acted, task % actedBytes, 1);
       },
       arm(deadline, task) {
         // The deadline first: the pool reads it only once it sees the task.

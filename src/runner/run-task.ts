@@ -10,6 +10,7 @@ import type { AdapterChoice } from "../project/adapters.js";
 import { createCallintRunner } from "../project/callint.js";
 import type { Project } from "../project/project.js";
 import type { ChildRecord, RunStarted, RunTask, RunTaskResult } from "./messages.js";
+import { tellingWhenActing, type WaysOut } from "./ways-out.js";
 
 /** Where a task runs: a loaded project, its systems and its vaults, on this thread. */
 export interface TaskPlace {
@@ -48,6 +49,11 @@ export interface TaskTalk {
   onLaterChild?: ((child: ChildRecord) => void) | undefined;
   /** How a Python run's cells make their calls from a worker thread (see RemoteCalls). */
   remote?: RemoteCalls | undefined;
+  /**
+   * Told once, before the run first acts outside its thread (calls a system, opens a vault, keeps files,
+   * says its start): a run stopped before then may run again elsewhere.
+   */
+  onActing?: (() => void) | undefined;
 }
 
 /**
@@ -60,10 +66,21 @@ export async function runTask(
   task: RunTask,
   talk: TaskTalk = {},
 ): Promise<{ result: RunTaskResult; children?: Promise<void> }> {
-  const { project, vaults, lines, files } = place;
+  const { project, lines } = place;
   const definition = project.definitions.find((loaded) => loaded.value.name === task.integration);
   if (!definition) throw new BassError("INTEGRATION_NOT_FOUND", `no integration named ${task.integration}`);
-  const resolve = await place.resolverFor(task.choice ?? { kind: "live" });
+  const ways: WaysOut = {
+    adapters: await place.resolverFor(task.choice ?? { kind: "live" }),
+    vaults: place.vaults,
+    files: place.files,
+    remote: talk.remote,
+  };
+  const {
+    adapters: resolve,
+    vaults,
+    files,
+    remote,
+  } = talk.onActing ? tellingWhenActing(ways, talk.onActing) : ways;
   // Children run here, with the run's systems: no task waits on another.
   const childRecords: ChildRecord[] = [];
   let answered = false;
@@ -72,7 +89,6 @@ export async function runTask(
     if (answered && later) later(child);
     else childRecords.push(child);
   };
-  const { remote } = talk;
   const children = createCallintRunner(project, {
     adapters: resolve,
     keep: (record) => keepChild({ runId: record.id, line: recordLine(record, lines) }),
@@ -113,7 +129,8 @@ export async function runTask(
   const sealedRequest = place.seal?.(run.runId, task.input);
   let told: unknown;
   try {
-    if (run.started && run.accepted)
+    if (run.started && run.accepted) {
+      talk.onActing?.();
       told = talk.onStarted?.({
         runId: run.runId,
         startedLine: recordLine(run.started, lines),
@@ -121,6 +138,7 @@ export async function runTask(
         maskedPath: run.mask(path),
         sealedRequest,
       });
+    }
   } finally {
     // The run goes on whatever keeping its start met: that is the caller's to report (bass run's flush
     // fails again at its end).
