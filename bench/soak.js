@@ -96,7 +96,7 @@ const sampling = setInterval(() => {
 }, 250);
 
 const endAt = performance.now() + seconds * 1000;
-const normal = { answered: 0, wrong: 0, latencies: [] };
+const normal = { answered: 0, wrong: [], latencies: [] };
 const outcomes = Object.fromEntries(Object.keys(hostile).map((name) => [name, { right: 0, wrong: [] }]));
 
 async function normalLoad() {
@@ -104,7 +104,7 @@ async function normalLoad() {
     const answer = await post(`${serve.url}/ping`, JSON.stringify({ n }));
     normal.latencies.push(answer.ms);
     if (answer.status === 200 && answer.text === JSON.stringify({ pong: n })) normal.answered++;
-    else normal.wrong++;
+    else normal.wrong.push(answer.status === 0 ? answer.text : `${answer.status} ${answer.text.slice(0, 120)}`);
   }
 }
 
@@ -136,7 +136,7 @@ const sorted = normal.latencies.sort((a, b) => a - b);
 const replaced = serve.printed().split("\n").filter((line) => line.includes("worker thread was replaced")).length;
 console.log(`soak: ${seconds} s, ${normalConnections} connections of normal requests, one of hostile ones`);
 console.log(
-  `normal: ${normal.answered} answered right, ${normal.wrong} not; waited p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted.at(-1).toFixed(0)} ms`,
+  `normal: ${normal.answered} answered right, ${normal.wrong.length} not${normal.wrong.length ? ` (${[...new Set(normal.wrong)].join("; ")})` : ""}; waited p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted.at(-1).toFixed(0)} ms`,
 );
 for (const [name, outcome] of Object.entries(outcomes))
   console.log(

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
+import { isNativeError } from "node:util/types";
 import { createContext, runInContext } from "node:vm";
 import type { PyodideAPI } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
+import { errorMessage } from "../errors.js";
 import { type BuiltinsGuard, guardBuiltins, lockFunctionConstructors } from "./host-world.js";
 import { createWatchdog, type Watchdog } from "./watchdog.js";
 
@@ -146,12 +148,17 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     {
       read: (name: string) => now().host.read(now().run, name),
       special: (name: string) => now().host.special(now().run, name),
-      readModule: (name: unknown) => now().host.readModule(now().run, name),
-      openVault: (name: unknown) => now().host.openVault(now().run, name),
-      callint: (name: unknown, payload: unknown, options: unknown) =>
+      readModule: bare((name: unknown) => now().host.readModule(now().run, name)),
+      openVault: bare((name: unknown) => {
+        const held = now().host.openVault(now().run, name);
+        return { vault: bareMethods(held.vault), release: held.release };
+      }),
+      callint: bare((name: unknown, payload: unknown, options: unknown) =>
         now().host.callint(now().run, name, payload, options),
-      calladapter: (system: unknown, serviceName: unknown, payload: unknown, options: unknown) =>
+      ),
+      calladapter: bare((system: unknown, serviceName: unknown, payload: unknown, options: unknown) =>
         now().host.calladapter(now().run, system, serviceName, payload, options),
+      ),
     },
     jsObjects,
   );
@@ -219,6 +226,34 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       return { ok: false, kind, message, line };
     },
   };
+}
+
+/**
+ * A function of bass's side as a Python cell calls it: what it throws reaches the cell (as `js_error`) with
+ * its name and message only, not a stack naming bass's files. The special functions are the cells' realm's,
+ * whose stacks name cells already.
+ */
+function bare<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => R {
+  return (...args) => {
+    try {
+      return call(...args);
+    } catch (error) {
+      const made = new Error(errorMessage(error));
+      made.name = isNativeError(error) ? error.name : "Error";
+      made.stack = `${made.name}: ${made.message}`;
+      throw made;
+    }
+  };
+}
+
+/** An object of bass's side whose methods are `bare`. */
+function bareMethods<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, key) {
+      const value = Reflect.get(object, key);
+      return typeof value === "function" ? bare((...args: unknown[]) => value.apply(object, args)) : value;
+    },
+  });
 }
 
 /** What cells.py does to JavaScript objects (see connect in cells.py), made here, not from strings there. */

@@ -98,3 +98,21 @@ describe("each Python run starts from the same interpreter state", () => {
     expect(output).toBe(2);
   });
 });
+
+describe("an error of bass's side a Python cell catches", () => {
+  it("has no stack naming bass's files", async () => {
+    const { output, failure } = await run(
+      [
+        "try:",
+        '    import_module("no_such_module")',
+        "except Exception as error:",
+        "    output.payload = [str(error), str(error.js_error.stack)]",
+      ].join("\n"),
+    );
+    expect(failure).toBeUndefined();
+    const [message, stack] = output as [string, string];
+    expect(message).toContain("no_such_module");
+    expect(stack).not.toContain(process.cwd());
+    expect(stack).not.toMatch(/file:|node:|\n\s+at /);
+  });
+});
