@@ -129,7 +129,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     task: RunRequest,
     onStarted: ((started: RunStarted) => unknown) | undefined,
     python: PythonTask | undefined,
-    again: boolean,
+    attempt: number,
   ): Promise<RunTaskResult> => {
     // The level below starts now, loading Python while this run gets to its first call.
     if (python?.callsIntegrations && options.remote) poolBelow();
@@ -147,9 +147,9 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       answered = true;
     } catch (error) {
       // The task answers its own errors: a rejection is the worker's end. A task whose run had not acted
-      // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again, once.
+      // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again.
       const stopped = stuck.stopped(poolTask);
-      if (again || stopped || stuck.acted(poolTask))
+      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask))
         return failed(task, workerEnd(error, stopped), talk.startedId());
     } finally {
       // The worker lets go of the port once the run and its async children have ended: what it said on the
@@ -164,10 +164,10 @@ export function createRunPool(options: RunPoolOptions): RunPool {
         talk.close();
       }
     }
-    return answer === undefined ? run(task, onStarted, python, true) : resultOf(answer);
+    return answer === undefined ? run(task, onStarted, python, attempt + 1) : resultOf(answer);
   };
   return {
-    run: (task, onStarted, python) => run(task, onStarted, python, false),
+    run: (task, onStarted, python) => run(task, onStarted, python, 1),
     failed,
     async close() {
       // Async children still running end first, for as long as a stopping serve gives its runs.
@@ -229,6 +229,12 @@ function taskTalk(
     close: () => channel?.port1.close(),
   };
 }
+
+/**
+ * How many workers a task that never acted outside them may see end under it (for other runs' stuck
+ * cells) before it fails: a worker that cannot start at all fails what waits for it.
+ */
+const attemptsAtMost = 3;
 
 /** How long past its deadline a Python cell is given before its worker is ended. */
 const stopGraceMs = 1000;
