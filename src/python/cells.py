@@ -652,16 +652,39 @@ def _audit(event, args):
         raise RuntimeError(f"a cell cannot call {event}")
 
 
-# The built-ins cells see: Python's, with the import that refuses the modules above.
-_cell_builtins = dict(vars(_builtins))
-_cell_builtins["__import__"] = _cell_import
+# The built-ins cells see: Python's, with the import that refuses the modules above. A module, not a dict,
+# so that a change to it is noted as any module's is (see _WatchedModule).
+_cell_builtins = types.ModuleType("builtins")
+_cell_builtins.__dict__.update(vars(_builtins))
+_cell_builtins.__import__ = _cell_import
 _SPECIALS["__builtins__"] = _cell_builtins
 
-# The interpreter's state as seal() left it, which restore_state() puts back: each module's namespace (the
-# built-ins and the cells' own among them), the import system's lists, and the time limit's signal handler.
-_saved_namespaces = []
+# The interpreter's state as seal() left it, which restore_state() puts back: each module's names (the
+# built-ins among them), the cells' own built-ins, the import system's lists and the time limit's handler.
 _saved_modules = {}
+_saved_names = {}
 _saved_lists = []
+# Modules whose names changed since the last restore_state(), as _WatchedModule notes them.
+_changed = set()
+_module_names = types.ModuleType.__dict__["__dict__"].__get__
+
+
+class _WatchedModule(types.ModuleType):
+    """A module as seal() left it: a change to its names (by assignment, setattr, vars() or __dict__) is
+    noted, so that restore_state() puts back the modules that changed and looks at no other."""
+
+    def __setattr__(self, name, value):
+        _changed.add(self)
+        types.ModuleType.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        _changed.add(self)
+        types.ModuleType.__delattr__(self, name)
+
+    @property
+    def __dict__(self):
+        _changed.add(self)
+        return _module_names(self)
 
 
 def seal():
@@ -677,35 +700,66 @@ def seal():
 
     pyodide.webloop.scheduleCallback = _no_timers
     sys.addaudithook(_audit)
-    _saved_modules.update(sys.modules)
     for module in sys.modules.values():
-        namespace = getattr(module, "__dict__", None)
-        if type(namespace) is dict:
-            _saved_namespaces.append((namespace, dict(namespace), list(namespace.values())))
-    _saved_namespaces.append((_cell_builtins, dict(_cell_builtins), list(_cell_builtins.values())))
+        names = getattr(module, "__dict__", None)
+        if type(names) is not dict:
+            continue
+        _saved_names[module] = dict(names)
+        # A module of a class of its own keeps it, and is compared name by name at each restore.
+        if type(module) is types.ModuleType:
+            module.__class__ = _WatchedModule
     for kept in (sys.meta_path, sys.path, sys.path_hooks):
         _saved_lists.append((kept, list(kept)))
+    _saved_modules.update(sys.modules)
+    _saved_module_list.extend(sys.modules.values())
+    _unwatched.extend(
+        (names, dict(names), list(names.values()))
+        for names in (_module_names(m) for m in _saved_names if type(m) is not _WatchedModule)
+    )
+    _saved_names[_cell_builtins] = dict(_module_names(_cell_builtins))
+    _cell_builtins.__class__ = _WatchedModule
+    _changed.clear()
+
+
+# Namespaces no _WatchedModule stands for (modules of a class of their own, the cells' built-ins): each
+# restore_state() compares them by identity.
+_unwatched = []
+_saved_module_list = []
 
 
 _same = __import__("operator").is_
 
 
+def _changed_from(values, saved):
+    """Whether values differ from saved ones, by identity: no object's __eq__ is asked."""
+    return len(values) != len(saved) or not all(map(_same, values, saved))
+
+
 def restore_state():
     """Puts back what a run changed in the interpreter for the next run: modules imported, replaced or
-    changed, the built-ins, the import system's lists and the signal handler. Says how many it put back."""
+    whose names changed, the built-ins, the import system's lists and the signal handler. A module's names
+    changed through a function's __globals__ are not seen. Says how many it put back."""
     restored = 0
     modules = sys.modules
-    if len(modules) != len(_saved_modules) or not all(map(_same, modules.values(), _saved_modules.values())):
+    if _changed_from(modules.values(), _saved_module_list):
         modules.clear()
         modules.update(_saved_modules)
         restored += 1
-    for namespace, saved, values in _saved_namespaces:
-        if len(namespace) != len(saved) or not all(map(_same, namespace.values(), values)):
-            namespace.clear()
-            namespace.update(saved)
+    for module in _changed:
+        saved = _saved_names.get(module)
+        names = _module_names(module)
+        if saved is not None and _changed_from(names.values(), saved.values()):
+            names.clear()
+            names.update(saved)
+            restored += 1
+    _changed.clear()
+    for names, saved, values in _unwatched:
+        if _changed_from(names.values(), values):
+            names.clear()
+            names.update(saved)
             restored += 1
     for kept, saved in _saved_lists:
-        if len(kept) != len(saved) or not all(map(_same, kept, saved)):
+        if _changed_from(kept, saved):
             kept[:] = saved
             restored += 1
     if signal.getsignal(signal.SIGINT) is not _on_deadline:

@@ -81,7 +81,7 @@ describe("each Python run starts from the same interpreter state", () => {
     ["a module taken from sys.modules", 'import sys\nsys.modules["re"] = None'],
     ["a standard module's function", 'import json\njson.dumps = lambda *a, **k: "hacked"'],
     ["a built-in", "import builtins\nbuiltins.len = lambda x: -1"],
-    ["the cells' own built-ins", '__builtins__["len"] = lambda x: -1'],
+    ["the cells' own built-ins", "__builtins__.len = lambda x: -1"],
     ["the import system", "import sys\nsys.meta_path.clear()\nsys.path.clear()"],
   ])("after a run that changed %s", async (_name, attack) => {
     await run(attack);
