@@ -42,7 +42,10 @@ function writeProject() {
       stringify({ name, endpoints: [{ method: "POST", path: `/${name}` }], ...cells }),
     );
   write("ping", { on_success_hook: "output.payload = { pong: input.payload.n }" });
-  write("py-json", { language: "python", on_success_hook: 'import json\noutput.payload = json.dumps({"a": 1})' });
+  write("py-json", {
+    language: "python",
+    on_success_hook: 'import json\noutput.payload = json.dumps({"a": 1})',
+  });
   for (const [name, [, cells]] of Object.entries(hostile)) write(name, cells);
   return dir;
 }
@@ -72,7 +75,11 @@ const residentMb = (pid) =>
 async function post(url, body = "{}") {
   const started = performance.now();
   try {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     const text = await response.text();
     return { status: response.status, text, ms: performance.now() - started };
   } catch (error) {
@@ -104,7 +111,8 @@ async function normalLoad() {
     const answer = await post(`${serve.url}/ping`, JSON.stringify({ n }));
     normal.latencies.push(answer.ms);
     if (answer.status === 200 && answer.text === JSON.stringify({ pong: n })) normal.answered++;
-    else normal.wrong.push(answer.status === 0 ? answer.text : `${answer.status} ${answer.text.slice(0, 120)}`);
+    else
+      normal.wrong.push(answer.status === 0 ? answer.text : `${answer.status} ${answer.text.slice(0, 120)}`);
   }
 }
 
@@ -133,7 +141,10 @@ serve.child.kill();
 rmSync(dir, { recursive: true, force: true });
 
 const sorted = normal.latencies.sort((a, b) => a - b);
-const replaced = serve.printed().split("\n").filter((line) => line.includes("worker thread was replaced")).length;
+const replaced = serve
+  .printed()
+  .split("\n")
+  .filter((line) => line.includes("worker thread was replaced")).length;
 console.log(`soak: ${seconds} s, ${normalConnections} connections of normal requests, one of hostile ones`);
 console.log(
   `normal: ${normal.answered} answered right, ${normal.wrong.length} not${normal.wrong.length ? ` (${[...new Set(normal.wrong)].join("; ")})` : ""}; waited p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max ${sorted.at(-1).toFixed(0)} ms`,

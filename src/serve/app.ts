@@ -5,14 +5,16 @@ import type { RunInput } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
+import { hasPython } from "../pool/python-tasks.js";
 import { createRemoteHandler, type RemoteHandlerOptions } from "../pool/remote-handler.js";
-import { createRunPool, type RunPoolOptions } from "../pool/run-pool.js";
+import { createRunPool, type RunPool, type RunPoolOptions } from "../pool/run-pool.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openHistory } from "../project/open.js";
 import type { Project } from "../project/project.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
 import type { ChildRecord } from "../runner/messages.js";
+import { withPythonApart } from "../runner/python-apart.js";
 import { createTaskPlace } from "../runner/run-task.js";
 import { createThreadRunner } from "../runner/thread-runner.js";
 import { createSealer } from "../state/seal.js";
@@ -120,26 +122,27 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   const writeLaterChild = (child: ChildRecord) => history.writeLine(child.runId, child.line);
   // Fixed adapters (tests) are functions of this thread: their runs stay here.
   const workerCount = options.adapters ? 0 : (options.workers ?? set.settings.workers);
-  const pool =
-    workerCount > 0
-      ? createRunPool({
-          project: set.project,
-          cwd: options.cwd,
-          env: options.env,
-          workers: workerCount,
-          requestSchemas: true,
-          stateKey: keepRequests ? stateKey : undefined,
-          unkeptHeaders,
-          secrets: () => servedSecrets,
-          logError,
-          onWorkerReplaced: (reason) => warn(`a worker thread was replaced: ${reason}`),
-          ...callsFromWorkers(set.project, history, writeLaterChild, () => ({
-            project: set.project,
-            adapters: systems.adapters,
-            vaults,
-          })),
-        })
-      : undefined;
+  const poolOf = (workers: number) =>
+    createRunPool({
+      project: set.project,
+      cwd: options.cwd,
+      env: options.env,
+      workers,
+      requestSchemas: true,
+      stateKey: keepRequests ? stateKey : undefined,
+      unkeptHeaders,
+      secrets: () => servedSecrets,
+      logError,
+      onWorkerReplaced: (reason) => warn(`a worker thread was replaced: ${reason}`),
+      ...callsFromWorkers(set.project, history, writeLaterChild, () => ({
+        project: set.project,
+        adapters: systems.adapters,
+        vaults,
+      })),
+    });
+  const pool = workerCount > 0 ? poolOf(workerCount) : undefined;
+  // With no workers, Python runs still go to one, made on the first (see withPythonApart).
+  let pythonPool: RunPool | undefined;
   /** What runs the set serving now: the pool (whose workers open each version), or this thread. */
   const runsOf = async (version: number): Promise<ServeRuns> => {
     if (pool) {
@@ -149,10 +152,15 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     const { resolve } = systems;
     const place = createTaskPlace(set.project, { resolverFor: () => resolve, vaults, seal: keepRequest });
     const secrets = () => servedSecrets;
+    const here = createThreadRunner({ ...place, onLaterChild: writeLaterChild, secrets });
+    // Fixed adapters (tests) are functions of this thread: their runs, Python ones too, stay here.
+    if (options.adapters) return { runner: here, version, mockcoreUrl: () => undefined };
+    // A Python run's worker calls the mock core this thread started.
+    if (hasPython(set.project)) await systems.adapters.mockcoreUrl();
     return {
-      runner: createThreadRunner({ ...place, onLaterChild: writeLaterChild, secrets }),
+      runner: withPythonApart(here, () => (pythonPool ??= poolOf(1))),
       version,
-      mockcoreUrl: () => undefined,
+      mockcoreUrl: () => systems.adapters.currentMockcoreUrl(),
     };
   };
   let runs = await runsOf(1);
@@ -165,7 +173,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
   };
   let runnersClosed: Promise<unknown> | undefined;
   // Each runner waits for its async callint children, up to its grace; the pool then ends its workers.
-  const closeRunners = () => (runnersClosed ??= Promise.all([runs.runner.close(), ...retired]));
+  const closeRunners = () =>
+    (runnersClosed ??= Promise.all([runs.runner.close(), ...retired, pythonPool?.close()]));
   const context: ServeContext = {
     boundHost: options.host ?? set.settings.host,
     current: () => ({ set, runs }),
