@@ -123,6 +123,8 @@ export interface RunDefinitionOptions {
   /** `--mock` answers by formula variable. */
   mocks?: MockAnswers;
   project?: string;
+  /** Other files of the project, by path (shared modules). */
+  projectFiles?: Record<string, string>;
   env?: Record<string, string>;
   cellTimeoutMs?: number;
   runTimeoutMs?: number;
@@ -150,6 +152,7 @@ export function startDefinition(
   const dir = createTempDir({
     "bass.config.yaml": options.project ?? defaultProjectFile,
     "integrations/a.yaml": definition,
+    ...options.projectFiles,
   });
   const { project } = openProjectFiles({ cwd: dir, env: options.env ?? {}, engine: options.engine });
   assertUsable(project.issues, "the test definition");

@@ -390,16 +390,21 @@ _shared_modules = {}
 
 
 def _import_module(name):
+    """import_module as the platform documents it: the module, bound under its name in the cell's names.
+    Its code sees the special functions, as cells do."""
     path, text = _host.readModule(name)
     key = (path, text)
     module = _shared_modules.get(key)
     if module is None:
         made = types.ModuleType(str(name))
+        made.__dict__.update(_SPECIALS)
         made.__file__ = path
         exec(compile(text, path, "exec"), made.__dict__)
         module = _SharedModule(str(name))
         module.__dict__.update(made.__dict__)
         _shared_modules[key] = module
+    if _scope is not None:
+        _scope[str(name)] = module
     return module
 
 
@@ -503,6 +508,55 @@ class _DataUtils:
         return lambda *args: wrap(function(*[to_js_value(arg) for arg in args]))
 
 
+def _callint(path_name, payload=None, extended_payload=False, force_run_mode=None, **older):
+    """callint as the platform documents it; bass's earlier keywords `extended` and `mode` still work."""
+    extended = older.pop("extended", extended_payload)
+    mode = older.pop("mode", force_run_mode)
+    if older:
+        raise TypeError(f"callint() got an unexpected keyword argument {next(iter(older))!r}")
+    options = _given(extended=extended, mode=mode)
+    return wrap(_host.callint(path_name, to_js_value(payload), to_js_value(options)))
+
+
+def _calladapter(system, service_name, *given, **named):
+    """calladapter as the platform documents it: (label, payload, sub_requests), by position or keyword.
+    Given by position, a first argument that is not text is the payload, as bass's earlier order
+    (payload, label) had it: a label is always text."""
+    if len(given) > 3:
+        raise TypeError(f"calladapter() takes at most 5 positional arguments ({len(given) + 2} given)")
+    order = ("payload", "label") if given and not isinstance(given[0], (str, type(None))) else _ADAPTER_ORDER
+    arguments = dict(zip(order, given))
+    for name, value in named.items():
+        if name not in _ADAPTER_ORDER:
+            raise TypeError(f"calladapter() got an unexpected keyword argument {name!r}")
+        if name in arguments:
+            raise TypeError(f"calladapter() got multiple values for argument {name!r}")
+        arguments[name] = value
+    if arguments.get("sub_requests") is not None:
+        raise NotImplementedError("calladapter's sub_requests need the hosted platform's adapters")
+    options = _given(label=arguments.get("label"))
+    return wrap(_host.calladapter(system, service_name, to_js_value(arguments.get("payload")), to_js_value(options)))
+
+
+_ADAPTER_ORDER = ("label", "payload", "sub_requests")
+
+
+# The platform's helpers; only data_utils is bass's too.
+_HOSTED_HELPERS = ("ncino", "salesforce", "connectware")
+
+
+def _import_helper(name):
+    """import_helper as the platform documents it: the helper, bound in the cell's names too."""
+    name = str(name)
+    if name != "data_utils":
+        if name in _HOSTED_HELPERS:
+            raise ImportError(f"import_helper({name!r}): that helper needs the hosted platform; bass has data_utils")
+        raise ImportError(f"import_helper({name!r}): no such helper; the platform's are {', '.join(_HOSTED_HELPERS)} and data_utils")
+    helper = _SPECIALS["data_utils"]
+    _scope["data_utils"] = helper
+    return helper
+
+
 # The special functions with their Python signatures, as every cell's globals start.
 _SPECIALS = {
     "end": _end,
@@ -517,14 +571,11 @@ _SPECIALS = {
     "list_files": lambda: list(_special("list_files")()),
     "decimal": decimal,
     "data_utils": _DataUtils(),
-    "callint": lambda name, payload=None, extended=False, mode=None: wrap(
-        _host.callint(name, to_js_value(payload), to_js_value(_given(extended=extended, mode=mode)))
-    ),
-    "calladapter": lambda system, service_name, payload=None, label=None: wrap(
-        _host.calladapter(system, service_name, to_js_value(payload), to_js_value(_given(label=label)))
-    ),
+    "callint": _callint,
+    "calladapter": _calladapter,
     "open_vault": lambda name: _Vault(_host.openVault(name)),
     "import_module": _import_module,
+    "import_helper": _import_helper,
 }
 
 

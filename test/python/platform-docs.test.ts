@@ -1,0 +1,134 @@
+// The platform's own reference (github.com/ncino/glyue-docs) is the contract for Python cells: each test
+// runs one of its examples unchanged, and names the page it comes from.
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { stringify } from "yaml";
+import { loadPython } from "../../src/python/runtime.js";
+import { createServeApp } from "../../src/serve/app.js";
+import { createTempDir, runDefinition } from "../_helpers.js";
+
+beforeAll(async () => {
+  await loadPython();
+}, 30_000);
+
+/** A Python definition whose on_success_hook is `hook`. */
+function python(hook: string): string {
+  return stringify({ name: "py", language: "python", on_success_hook: hook });
+}
+
+async function outputOf(hook: string, project?: string, projectFiles?: Record<string, string>) {
+  const result = await runDefinition(python(hook), { payload: {} }, { project, projectFiles });
+  const failure = result.record.items.find((item) => item.kind === "FAILURE");
+  if (failure?.kind === "FAILURE") throw new Error(failure.error.message);
+  return result.output.payload;
+}
+
+type ServeApp = Awaited<ReturnType<typeof createServeApp>>;
+
+/** serve over these integrations (Python cells in a worker: their calls need one), closed at the end. */
+async function serve(integrations: Record<string, object>): Promise<ServeApp> {
+  const files = Object.fromEntries(
+    Object.entries(integrations).map(([name, definition]) => [
+      `integrations/${name}.yaml`,
+      stringify({ name, endpoints: [{ method: "POST", path: `/${name}` }], ...definition }),
+    ]),
+  );
+  const dir = createTempDir({
+    "bass.config.yaml": stringify({ systems: { ECHO: { adapter: "echo" } }, serve: { workers: 1 } }),
+    ...files,
+  });
+  const app = await createServeApp({ cwd: dir, env: {}, projectDir: dir });
+  onTestFinished(() => app.close());
+  return app;
+}
+
+async function post(app: ServeApp, path: string, payload: unknown = {}) {
+  const reply = await app.handle({
+    method: "POST",
+    url: path,
+    headers: { host: "127.0.0.1:3000", "content-type": "application/json" },
+    body: Buffer.from(JSON.stringify(payload)),
+  });
+  return { status: reply.status, body: JSON.parse(Buffer.from(reply.body).toString()) as unknown };
+}
+
+describe("reference/special_functions/callint.md", () => {
+  it("calls an integration with a payload, and with extended_payload its method too", async () => {
+    const app = await serve({
+      user: { on_success_hook: "output.payload = {'method': input.method, 'payload': input.payload}" },
+      test_integration: { on_success_hook: "output.payload = {'got': input.payload}" },
+      caller: {
+        language: "python",
+        on_success_hook: [
+          'payload = "input_str"',
+          'x = callint("test_integration", payload)',
+          "payload_with_method = {",
+          '    "payload": {',
+          '        "firstName": "Sally",',
+          '        "lastName": "Smith",',
+          "    },",
+          '    "method": "POST"',
+          "}",
+          'y = callint("user", payload_with_method, extended_payload=True)',
+          "output.payload = {'x': x.payload.unwrap(), 'y': y.payload.unwrap()}",
+        ].join("\n"),
+      },
+    });
+    expect(await post(app, "/caller")).toEqual({
+      status: 200,
+      body: {
+        x: { got: "input_str" },
+        y: { method: "POST", payload: { firstName: "Sally", lastName: "Smith" } },
+      },
+    });
+  }, 30_000);
+});
+
+describe("reference/special_functions/calladapter.md", () => {
+  it("calls an adapter with label and payload as keywords, and reads response.success", async () => {
+    const app = await serve({
+      caller: {
+        language: "python",
+        on_success_hook: [
+          'x = calladapter("ECHO", "N/A", label="Internal adapter call", payload="x")',
+          "",
+          "if x.response.success == True:",
+          '    historize("call_successful")',
+          "output.payload = {'success': x.response.success, 'payload': x.response.payload}",
+        ].join("\n"),
+      },
+    });
+    expect(await post(app, "/caller")).toEqual({ status: 200, body: { success: true, payload: "x" } });
+  }, 30_000);
+
+  it("takes label before payload when they are given in order", async () => {
+    const app = await serve({
+      caller: {
+        language: "python",
+        on_success_hook:
+          'x = calladapter("ECHO", "N/A", "by position", {"a": 1})\noutput.payload = x.response.payload',
+      },
+    });
+    expect(await post(app, "/caller")).toEqual({ status: 200, body: { a: 1 } });
+  }, 30_000);
+});
+
+describe("reference/special_functions/import_module.md", () => {
+  const project = "systems: {}\nmodules:\n  my_module: modules/my_module.py\n";
+  const files = {
+    "modules/my_module.py": 'def test_function():\n    debug("called")\n    return "tested"\n',
+  };
+
+  it("binds the module under its name in the hook, and its code calls special functions", async () => {
+    const hook = 'import_module("my_module")\nresult = my_module.test_function()\noutput.payload = result';
+    expect(await outputOf(hook, project, files)).toBe("tested");
+  });
+});
+
+describe("reference/special_functions/import_helper.md", () => {
+  it("binds data_utils, and says the hosted platform's helpers are not bass's", async () => {
+    expect(await outputOf('import_helper("data_utils")\noutput.payload = data_utils is not None')).toBe(true);
+    await expect(outputOf('import_helper("ncino")\nncino.autobooking.fire_callback()')).rejects.toThrow(
+      /import_helper\('ncino'\): that helper needs the hosted platform/,
+    );
+  });
+});
