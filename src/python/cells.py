@@ -111,7 +111,8 @@ class Flex:
         object.__setattr__(self, "_v", value)
 
     def unwrap(self):
-        return plain(self)
+        """The value as Python's own data: dicts, lists and scalars, JavaScript's containers made Python's."""
+        return _python_data(self)
 
     def _item(self, key):
         value = object.__getattribute__(self, "_v")
@@ -297,7 +298,7 @@ def _copy(flex, value):
 
 
 def _update(flex, value, other=(), **more):
-    for key, item in {**dict(plain(other) or {}), **more}.items():
+    for key, item in {**dict(_python_data(other) or {}), **more}.items():
         flex[key] = item
 
 

@@ -132,3 +132,70 @@ describe("reference/special_functions/import_helper.md", () => {
     );
   });
 });
+
+describe("tutorials/building-a-restful-crud-web-service/5.-vault-code-examples-and-explanation.md", () => {
+  it("updates a customer of the vault from a service request's response, as the tutorial's hook does", async () => {
+    const hook = [
+      "with open_vault('data') as vault:",
+      "    customers = vault.get('customers')",
+      "    customer = [customer for customer in customers if customer.id == input.path.id]",
+      "",
+      "    if customer:",
+      "        customer[0].update(modify_customer.response.payload)",
+      "        vault.update('customers', customers)",
+      "        output.payload = customer[0]",
+      "    else:",
+      "        output.payload = f'There are no customers with an id of: {input.path.id}'",
+    ].join("\n");
+    const dir = createTempDir({
+      "bass.config.yaml": stringify({
+        systems: { echo: { adapter: "echo" } },
+        vaults: { data: { items: { customers: [{ id: "1", name: "Ada" }, { id: "2", name: "Grace" }] } } },
+      }),
+      "integrations/py.yaml": stringify({
+        name: "py",
+        language: "python",
+        service_requests: [
+          {
+            formula_variable: "modify_customer",
+            system: "echo",
+            field_mappings: [{ field: "name", value: "input.payload.name" }],
+          },
+        ],
+        on_success_hook: hook,
+      }),
+    });
+    const { openProjectFiles } = await import("../../src/project/open-files.js");
+    const { projectVaults } = await import("../../src/project/vaults.js");
+    const { runIntegration } = await import("../../src/engine/run.js");
+    const { echoAdapter } = await import("../../src/adapters/echo.js");
+    const env = { BASS_STATE_KEY: "7".repeat(64) };
+    const { project } = openProjectFiles({ cwd: dir, env });
+    const vaults = projectVaults(project, env);
+    const run = (id: string) =>
+      runIntegration(
+        project.compile(project.definitions[0] as never),
+        { path: { id }, payload: { name: "Grace Hopper" } },
+        { ...project.limits, adapters: () => echoAdapter, trigger: "test", secrets: [], vaults },
+      );
+    expect((await run("2")).output.payload).toEqual({ id: "2", name: "Grace Hopper" });
+    expect((await run("9")).output.payload).toBe("There are no customers with an id of: 9");
+    const held = await vaults.peek("data");
+    expect(held.items.customers).toEqual([
+      { id: "1", name: "Ada" },
+      { id: "2", name: "Grace Hopper" },
+    ]);
+  });
+});
+
+describe("tutorials/building-a-basic-integration/get-hacker-news-stories.md", () => {
+  it("gives Python's own list from unwrap(), which slices and dumps as JSON", async () => {
+    const hook = [
+      "import json",
+      "ids = input.payload.ids.unwrap()[:input.payload.limitQuery or None]",
+      "output.payload = {'list': isinstance(ids, list), 'json': json.dumps(ids), 'dict': isinstance(input.payload.unwrap(), dict)}",
+    ].join("\n");
+    const result = await runDefinition(python(hook), { payload: { ids: [5, 6, 7], limitQuery: 2 } });
+    expect(result.output.payload).toEqual({ list: true, json: "[5, 6]", dict: true });
+  });
+});
