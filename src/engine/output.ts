@@ -1,6 +1,7 @@
 import { isUint8Array } from "node:util/types";
 import { isObject } from "../objects.js";
 import { defaultFailureOutput } from "./failure.js";
+import { jsonText } from "./json-text.js";
 import { addItem, currentOutput, type RunState } from "./run-state.js";
 import { bytesPreview, snapshot } from "./snapshot.js";
 import type { OutputData } from "./types.js";
@@ -76,7 +77,7 @@ function inspectPayload(payload: unknown, maxBytes: number): Inspected {
   // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
   let json: string;
   try {
-    json = JSON.stringify(payload ?? null);
+    json = jsonText(payload ?? null);
   } catch (error) {
     return { problem: `output.payload cannot be sent as JSON: ${(error as Error).message}` };
   }

@@ -150,7 +150,16 @@ describe("tutorials/building-a-restful-crud-web-service/5.-vault-code-examples-a
     const dir = createTempDir({
       "bass.config.yaml": stringify({
         systems: { echo: { adapter: "echo" } },
-        vaults: { data: { items: { customers: [{ id: "1", name: "Ada" }, { id: "2", name: "Grace" }] } } },
+        vaults: {
+          data: {
+            items: {
+              customers: [
+                { id: "1", name: "Ada" },
+                { id: "2", name: "Grace" },
+              ],
+            },
+          },
+        },
       }),
       "integrations/py.yaml": stringify({
         name: "py",
@@ -197,5 +206,15 @@ describe("tutorials/building-a-basic-integration/get-hacker-news-stories.md", ()
     ].join("\n");
     const result = await runDefinition(python(hook), { payload: { ids: [5, 6, 7], limitQuery: 2 } });
     expect(result.output.payload).toEqual({ list: true, json: "[5, 6]", dict: true });
+  });
+});
+
+describe("Python's ints (reference/special_variables/retvalue.md: a cell gives any Python value)", () => {
+  it("answers an int past 2^53 with its exact digits", async () => {
+    const result = await runDefinition(python('output.payload = {"n": 2**64, "m": -(2**70), "small": 5}'), {
+      payload: {},
+    });
+    expect(result.status).toBe("success");
+    expect(result.outputJson).toBe('{"n":18446744073709551616,"m":-1180591620717411303424,"small":5}');
   });
 });
