@@ -501,12 +501,77 @@ def _print(*values, sep=" ", end="\n", file=None, flush=False):
         file.write(text + end)
 
 
-class _DataUtils:
-    """The platform's data_utils, bass's own made callable with Python values."""
+def _given_value(value):
+    """A helper's argument as Python data: None for None and the null Flex."""
+    value = plain(value)
+    return None if value is None or value is jsnull else value
 
-    def __getattr__(self, name):
-        function = getattr(_special("data_utils"), name)
-        return lambda *args: wrap(function(*[to_js_value(arg) for arg in args]))
+
+class _IndexGenerator:
+    """Numbers in sequence for field mapping paths: next() gives the next, .last the one it gave last."""
+
+    def __init__(self, start=0):
+        self._next = start
+        self.last = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.last = self._next
+        self._next += 1
+        return self.last
+
+
+class _DataUtils:
+    """The platform's data_utils, as its reference documents them for Python cells (JavaScript cells have
+    bass's own, with JavaScript's values). None in, None out."""
+
+    IndexGenerator = _IndexGenerator
+
+    @staticmethod
+    def extract_chars(field, *bounds, **named):
+        """The text cut as Python slices it: (4) is its first four characters, (7, 100) and (0, 7, 2) as [7:100]
+        and [0:7:2]; start, stop and step as keywords too."""
+        field = _given_value(field)
+        if field is None:
+            return None
+        if bounds and named:
+            raise TypeError("extract_chars() takes its bounds by position or by keyword, not both")
+        cut = slice(*bounds) if bounds else slice(named.get("start"), named.get("stop"), named.get("step"))
+        return str(field)[cut]
+
+    @staticmethod
+    def extract_digits(field):
+        field = _given_value(field)
+        return None if field is None else "".join(char for char in str(field) if char.isdigit())
+
+    @staticmethod
+    def percent_to_decimal(percent):
+        percent = _given_value(percent)
+        if percent is None or percent == "":
+            return None
+        return _decimal.Decimal(str(percent)) / 100
+
+    @staticmethod
+    def round_half_up(input_num, decimal_places=2):
+        input_num = _given_value(input_num)
+        if input_num is None or input_num == "":
+            return None
+        exponent = _decimal.Decimal(1).scaleb(-int(decimal_places))
+        return _decimal.Decimal(str(input_num)).quantize(exponent, rounding=_decimal.ROUND_HALF_UP)
+
+    @staticmethod
+    def get_current_date_string(timezone, date_format="%Y-%m-%d"):
+        # CPython here has no time zone database: JavaScript's Intl has one.
+        return _special("data_utils").get_current_date_string(str(timezone), str(date_format))
+
+    @staticmethod
+    def convert_date_string(input_date, in_format, out_format="%Y-%m-%d"):
+        input_date = _given_value(input_date)
+        if input_date is None:
+            return None
+        return datetime.datetime.strptime(str(input_date), in_format).strftime(out_format)
 
 
 def _callint(path_name, payload=None, extended_payload=False, force_run_mode=None, **older):

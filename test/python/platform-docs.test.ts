@@ -218,3 +218,47 @@ describe("Python's ints (reference/special_variables/retvalue.md: a cell gives a
     expect(result.outputJson).toBe('{"n":18446744073709551616,"m":-1180591620717411303424,"small":5}');
   });
 });
+
+describe("reference/special_functions/data-manipulation-utilities.md", () => {
+  /** Each documented call, by the text of its example, with what the page says it gives (repr). */
+  const examples: [string, string][] = [
+    ['data_utils.extract_chars("test123abc", 4)', "'test'"],
+    ['data_utils.extract_chars("test123abc", 7, 100)', "'abc'"],
+    ['data_utils.extract_chars("test123abc", 0, 7, 2)', "'ts13'"],
+    ['data_utils.extract_chars("")', "''"],
+    ["data_utils.extract_chars(None, 0, 7, 2)", "None"],
+    ['data_utils.extract_digits("abc123")', "'123'"],
+    ['data_utils.extract_digits("123-456-7890")', "'1234567890'"],
+    ['data_utils.extract_digits("")', "''"],
+    ["data_utils.extract_digits(None)", "None"],
+    ["data_utils.percent_to_decimal(8)", "Decimal('0.08')"],
+    ['data_utils.percent_to_decimal("")', "None"],
+    ["data_utils.percent_to_decimal(None)", "None"],
+    ["data_utils.round_half_up(0.875, decimal_places=2)", "Decimal('0.88')"],
+    ['data_utils.round_half_up("", decimal_places=2)', "None"],
+    ["data_utils.round_half_up(None, decimal_places=2)", "None"],
+    ['data_utils.convert_date_string("2024-12-22", "%Y-%m-%d", "%Y/%m/%d")', "'2024/12/22'"],
+  ];
+
+  it.each(examples)("%s gives %s", async (call, documented) => {
+    expect(await outputOf(`import_helper("data_utils")\noutput.payload = repr(${call})`)).toBe(documented);
+  });
+
+  it("gives the current date in a time zone, in the format asked for", async () => {
+    const today = await outputOf(
+      'output.payload = data_utils.get_current_date_string("US/Pacific", "%Y-%m-%d")',
+    );
+    const pacific = new Intl.DateTimeFormat("en-CA", { timeZone: "US/Pacific" }).format(new Date());
+    expect(today).toBe(pacific);
+  });
+
+  it("counts with IndexGenerator: next() and .last", async () => {
+    const hook = [
+      "custom_idx = data_utils.IndexGenerator(start=0)",
+      "seen = [custom_idx.last]",
+      "seen += [next(custom_idx), custom_idx.last, next(custom_idx), custom_idx.last]",
+      "output.payload = seen",
+    ].join("\n");
+    expect(await outputOf(hook)).toEqual([null, 0, 0, 1, 1]);
+  });
+});
