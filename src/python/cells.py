@@ -485,8 +485,33 @@ def _end(payload=_UNSET, status=None, headers=None, state=None):
     _special("end")(to_js_value(options))
 
 
+# Python objects keep() was given that are no data (a module, an IndexGenerator), by run: they stay Python's,
+# for the later cells of their run. The runs of the last while only: a run's cells come close together.
+_kept_objects = __import__("collections").OrderedDict()
+_KEPT_RUNS = 256
+# The number of the run whose cell runs now (run_cell's).
+_run = None
+
+
+def _is_data(value):
+    """Whether keep() hands a value to the run's namespace as data, or keeps the Python object itself."""
+    return value is None or isinstance(
+        value,
+        (bool, int, float, str, bytes, bytearray, memoryview, list, tuple, dict, set, frozenset, Flex,
+         JsProxy, _decimal.Decimal, datetime.date, datetime.time),
+    )
+
+
 def _keep(values=None, **more):
-    kept = {**(plain(values) or {}), **more}
+    given = _python_data(values) if isinstance(values, Flex) else values
+    kept = {**dict(given or {}), **more}
+    objects = {name: value for name, value in kept.items() if not _is_data(value)}
+    if objects:
+        _kept_objects.setdefault(_run, {}).update(objects)
+        _kept_objects.move_to_end(_run)
+        while len(_kept_objects) > _KEPT_RUNS:
+            _kept_objects.popitem(last=False)
+    # The namespace gets each one too, an object as its text: JavaScript cells and the record see that.
     _special("keep")(to_js_value(kept))
     _scope.absent.difference_update(kept)
 
@@ -725,6 +750,9 @@ class _Scope(dict):
         absent = self.absent
         if name in absent:
             raise KeyError(name)
+        kept = _kept_objects.get(_run)
+        if kept is not None and name in kept:
+            return kept[name]
         # The namespace's own value, or undefined (None here) where it has none; null comes as jsnull.
         value = _read(name)
         if value is None:
@@ -893,9 +921,11 @@ _failure = None
 _scope = None
 
 
-def run_cell(cell):
-    """Runs one cell of the run the host works on now: its value as JavaScript data, or FAILED."""
-    global _in_cell, _scope, _failure
+def run_cell(cell, run):
+    """Runs one cell of run number `run`, which the host works on now: its value as JavaScript data, or
+    FAILED."""
+    global _in_cell, _scope, _failure, _run
+    _run = run
     outer = _scope
     scope = _scope = _Scope(_SPECIALS)
     scope.absent = set()

@@ -132,7 +132,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     filename: string,
   ) => PyProxy | undefined;
   const connect = get("connect") as unknown as (host: object, objects: object) => void;
-  const runCell = get("run_cell") as unknown as (cell: PythonCode) => unknown;
+  const runCell = get("run_cell") as unknown as (cell: PythonCode, run: number) => unknown;
   const lastFailure = get("last_failure") as unknown as () => PyProxy;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
   const restoreState = get("restore_state") as unknown as () => number;
@@ -177,6 +177,9 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   };
   // The run of the last cell, without holding it: a cell of another run finds the interpreter put back.
   let lastRun: WeakRef<object> | undefined;
+  // Each run's number, by which cells.py keeps the Python objects keep() was given for the run's later cells.
+  const runNumbers = new WeakMap<object, number>();
+  let runCount = 0;
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
     if (!error) return undefined;
@@ -213,7 +216,9 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       watchdog.arm(deadline, task);
       let value: unknown;
       try {
-        value = runCell(cell);
+        let number = runNumbers.get(run);
+        if (number === undefined) runNumbers.set(run, (number = ++runCount));
+        value = runCell(cell, number);
       } finally {
         watchdog.disarm();
         running = outer;

@@ -262,3 +262,48 @@ describe("reference/special_functions/data-manipulation-utilities.md", () => {
     expect(await outputOf(hook)).toEqual([null, 0, 0, 1, 1]);
   });
 });
+
+describe("reference/special_functions/keep.md", () => {
+  it("keeps the page's values for later cells, and not what changed after", async () => {
+    const definition = stringify({
+      name: "py",
+      language: "python",
+      before_hook: [
+        'a = ["list", "items"]',
+        "keep(a=a)",
+        "keep(should_create_account = input.payload.create_account)",
+        "b, c = [], []",
+        "keep(test=b, c=c)",
+        'x = {"y": [], "z": []}',
+        "keep(**x)",
+        "keep(foo = 123)",
+        "foo += 1",
+      ].join("\n"),
+      finally_hook: "output.payload = [a, should_create_account, test, c, y, z, foo]",
+    });
+    const result = await runDefinition(definition, { payload: { create_account: true } });
+    expect(result.output.payload).toEqual([["list", "items"], true, [], [], [], [], 123]);
+  });
+
+  it("keeps any Python object for the run: a module, an IndexGenerator", async () => {
+    const definition = stringify({
+      name: "py",
+      language: "python",
+      before_hook: [
+        'keep(my_module = import_module("my_module"))',
+        "keep(custom_idx = data_utils.IndexGenerator())",
+      ].join("\n"),
+      on_success_hook: "keep(results = [my_module.test_function(), next(custom_idx), next(custom_idx)])",
+      finally_hook: "output.payload = {'results': results, 'last': custom_idx.last}",
+    });
+    const result = await runDefinition(
+      definition,
+      { payload: {} },
+      {
+        project: "systems: {}\nmodules:\n  my_module: modules/my_module.py\n",
+        projectFiles: { "modules/my_module.py": 'def test_function():\n    return "tested"\n' },
+      },
+    );
+    expect(result.output.payload).toEqual({ results: ["tested", 0, 1], last: 1 });
+  });
+});
