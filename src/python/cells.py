@@ -6,6 +6,7 @@ namespace entries and its special functions; the cell's value goes back as plain
 
 import datetime
 import decimal as _decimal
+import io
 import builtins as _builtins
 import signal
 import sys
@@ -371,6 +372,126 @@ class RunFile:
         return False
 
 
+class GlyueFileHandle:
+    """A run's file as the platform's open_glyuefile() gives it: Python's open() over a buffer, loaded from
+    the run's files when opened and written back to them on flush() and close()."""
+
+    def __init__(self, filename, mode="r", encoding=None):
+        name = str(filename)
+        if "/" in name or "\\" in name:
+            raise ValueError(f"open_glyuefile: {name!r} has a path; a file is named without one")
+        kinds = set(mode)
+        opening = kinds & set("rwxa")
+        if len(opening) != 1 or not kinds <= set("rwxabt+") or {"b", "t"} <= kinds or len(mode) != len(kinds):
+            raise ValueError(f"open_glyuefile: invalid mode {mode!r}")
+        self.name = name
+        self.mode = mode
+        self._binary = "b" in kinds
+        self.encoding = None if self._binary else (encoding or "utf-8")
+        self._readable = "r" in kinds or "+" in kinds
+        self._writable = bool(kinds & set("wxa+"))
+        self._appending = "a" in kinds
+        exists = name in list(_special("list_files")())
+        if "x" in kinds and exists:
+            raise FileExistsError(f"open_glyuefile: {name!r} exists already")
+        if "r" in kinds and not exists:
+            raise FileNotFoundError(f"open_glyuefile: this run has no file {name!r} (list_files() names its files)")
+        self._buffer = io.BytesIO() if self._binary else io.StringIO()
+        # Created or emptied: written back on close even if nothing is written.
+        self._changed = bool(kinds & set("wx")) or not exists
+        if exists and not kinds & set("wx"):
+            data = _special("open_file")(name, "rb").read().to_bytes()
+            self._buffer.write(data if self._binary else data.decode(self.encoding))
+            self._buffer.seek(0, 2 if self._appending else 0)
+        self.closed = False
+
+    def _check(self, allowed, what):
+        if self.closed:
+            raise io.UnsupportedOperation("I/O operation on closed file")
+        if not allowed:
+            raise io.UnsupportedOperation(f"not {what}")
+
+    def read(self, size=-1):
+        self._check(self._readable, "readable")
+        return self._buffer.read(size)
+
+    def readline(self, size=-1):
+        self._check(self._readable, "readable")
+        return self._buffer.readline(size)
+
+    def readlines(self, hint=-1):
+        self._check(self._readable, "readable")
+        return self._buffer.readlines(hint)
+
+    def write(self, data):
+        self._check(self._writable, "writable")
+        if self._appending:
+            self._buffer.seek(0, 2)
+        self._changed = True
+        return self._buffer.write(data)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def seek(self, position, whence=0):
+        self._check(True, "seekable")
+        return self._buffer.seek(position, whence)
+
+    def tell(self):
+        self._check(True, "seekable")
+        return self._buffer.tell()
+
+    def truncate(self, size=None):
+        self._check(self._writable, "writable")
+        self._changed = True
+        size = self._buffer.truncate(size)
+        self.flush()
+        return size
+
+    def readable(self):
+        self._check(True, "")
+        return self._readable
+
+    def writable(self):
+        self._check(True, "")
+        return self._writable
+
+    def seekable(self):
+        self._check(True, "")
+        return True
+
+    def fileno(self):
+        self._check(True, "")
+        return abs(hash(self.name)) % 2**31
+
+    def flush(self):
+        self._check(True, "")
+        if not self._changed:
+            return
+        data = self._buffer.getvalue()
+        handle = _special("open_file")(self.name, "wb")
+        handle.write(to_js(data if self._binary else data.encode(self.encoding)))
+        handle.close()
+        self._changed = False
+
+    def close(self):
+        if self.closed:
+            return
+        self.flush()
+        self.closed = True
+
+    def __iter__(self):
+        return iter(self.readlines())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 def _given(**options):
     """Keyword arguments a cell gave, as JavaScript's options object has them: None and False left out."""
     return {key: value for key, value in options.items() if value is not None and value is not False}
@@ -659,6 +780,7 @@ _SPECIALS = {
     "get_namespace": lambda: wrap(_special("get_namespace")()),
     "print": _print,
     "open_file": lambda name, mode="r": RunFile(_special("open_file")(name, mode), mode),
+    "open_glyuefile": GlyueFileHandle,
     "list_files": lambda: list(_special("list_files")()),
     "decimal": decimal,
     "data_utils": _DataUtils(),

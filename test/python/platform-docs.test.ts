@@ -307,3 +307,92 @@ describe("reference/special_functions/keep.md", () => {
     expect(result.output.payload).toEqual({ results: ["tested", 0, 1], last: 1 });
   });
 });
+
+describe("reference/special_functions/open_glyuefile.md", () => {
+  it("writes a new file, reads it in a with block, and refuses a write once closed", async () => {
+    const hook = [
+      "# Open a new file and write to it",
+      'file = open_glyuefile("hello_world.txt", mode="x", encoding="utf-8")',
+      'file.write("Hello world!")',
+      "file.close()",
+      "# Open an existing file (defaults to read-text mode and UTF-8 encoding)",
+      'with open_glyuefile("hello_world.txt") as file:',
+      "    content = file.read()",
+      '    debug(content, "file content")',
+      "# file is now closed",
+      "try:",
+      '    file.write("This will cause error!") # Raises UnsupportedOperation exception',
+      "except Exception as error:",
+      "    refused = type(error).__name__",
+      "output.payload = {'content': content, 'refused': refused, 'closed': file.closed, 'files': list_files()}",
+    ].join("\n");
+    expect(await outputOf(hook)).toEqual({
+      content: "Hello world!",
+      refused: "UnsupportedOperation",
+      closed: true,
+      files: ["hello_world.txt"],
+    });
+  });
+
+  it("opens as open() does: x fails on a file that exists, r on one that does not, a appends, + reads back", async () => {
+    const hook = [
+      'with open_glyuefile("a.txt", "w") as file:',
+      '    file.write("one\\n")',
+      "for name in list_files():",
+      '    with open_glyuefile(name, "a") as file:',
+      '        file.write("foobar")',
+      'with open_glyuefile("a.txt", "r+") as file:',
+      "    lines = file.readlines()",
+      "    file.seek(0)",
+      '    file.write("ONE")',
+      'with open_glyuefile("a.txt") as file:',
+      "    after = file.read()",
+      "errors = []",
+      'for name, mode in [("a.txt", "x"), ("missing.txt", "r")]:',
+      "    try:",
+      "        open_glyuefile(name, mode)",
+      "    except Exception as error:",
+      "        errors.append(type(error).__name__)",
+      'with open_glyuefile("b.bin", "wb") as file:',
+      '    file.write(b"\\x00\\x01")',
+      'with open_glyuefile("b.bin", "rb") as file:',
+      "    data = list(file.read())",
+      "output.payload = {'lines': lines, 'after': after, 'errors': errors, 'bytes': data}",
+    ].join("\n");
+    expect(await outputOf(hook)).toEqual({
+      lines: ["one\n", "foobar"],
+      after: "ONE\nfoobar",
+      errors: ["FileExistsError", "FileNotFoundError"],
+      bytes: [0, 1],
+    });
+  });
+});
+
+describe("tutorials/building-a-basic-integration/sending-the-email.md", () => {
+  it("writes the e-mail's body with write and writelines", async () => {
+    const hook = [
+      "from datetime import datetime",
+      "",
+      "stories = input.payload.stories",
+      "email_limit = 50",
+      'with open_glyuefile("email_body.txt", "w") as file:',
+      '    file.write(f"Here are the top {email_limit} articles:\\n\\n")',
+      "    for story in stories[:email_limit]:",
+      '        time = datetime.fromtimestamp(story.time).strftime("%m/%d/%Y")',
+      "        file.writelines([",
+      '            f"{story.title}\\n",',
+      '            f"Posted on {time} ({story.score} points)\\n\\n"',
+      "        ])",
+      'with open_glyuefile("email_body.txt") as file:',
+      "    output.payload = file.read()",
+    ].join("\n");
+    const result = await runDefinition(python(hook), {
+      payload: { stories: [{ title: "bass", time: 0, score: 3 }] },
+    });
+    const day = new Date(0);
+    const shown = `${String(day.getMonth() + 1).padStart(2, "0")}/${String(day.getDate()).padStart(2, "0")}/${day.getFullYear()}`;
+    expect(result.output.payload).toBe(
+      `Here are the top 50 articles:\n\nbass\nPosted on ${shown} (3 points)\n\n`,
+    );
+  });
+});
