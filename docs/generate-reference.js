@@ -339,7 +339,7 @@ Names every cell sees:
 
 | name | what it is |
 |---|---|
-| \`input\` | \`{ payload, method, path, params, headers, fullpath, user }\` — \`path\` holds \`{param}\` values, \`params\` the query, header names are lower case; \`user\` is \`{ username }\` under serve's auth (the basic-auth user, or \`bearer:\` and the first 8 hex of the token's SHA-256), else \`null\`; \`files\`, when the request carried files (a form's, by field name, a name twice a list; a body of another type than JSON and XML as \`files.file\`; \`bass run --file name=PATH\`), holds each as \`{ name, type, size, bytes(), text() }\`; the record keeps name, type and size, never the content |
+| \`input\` | \`{ payload, method, path, params, headers, fullpath, user }\` — \`path\` holds \`{param}\` values, \`params\` the query, header names are lower case; \`user\` is \`{ id, username, email }\` under serve's auth (\`id\` and \`email\` are null: bass knows neither) (the basic-auth user, or \`bearer:\` and the first 8 hex of the token's SHA-256), else \`null\`; \`files\`, when the request carried files (a form's, by field name, a name twice a list; a body of another type than JSON and XML as \`files.file\`; \`bass run --file name=PATH\`), holds each as \`{ name, type, size, bytes(), text() }\`; the record keeps name, type and size, never the content |
 | \`run_history_id\` | the run's id, as \`bass history\` shows it |
 | \`parentint\` | in a run that \`callint\` started and waits for: the calling run's namespace as it was at the call, read-only; else \`null\` |
 | \`output\` | \`{ status, headers, payload }\`, starting as \`{ status: 200, headers: {}, payload: "Integration <name> completed successfully" }\` |

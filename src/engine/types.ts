@@ -21,7 +21,7 @@ export interface InputData {
   params: Record<string, unknown>;
   headers: Record<string, string>;
   payload: unknown;
-  /** Who serve let in (`{ username }`), or null: under no auth, and outside serve. */
+  /** Who serve let in (`{ id, username, email }`), or null: under no auth, and outside serve. */
   user?: RunUser | null;
   /** The request's files by field name (`bytes()` and `text()` in a cell; the record keeps name, type, size). */
   files?: Record<string, UploadedFile | UploadedFile[]>;
@@ -35,9 +35,14 @@ export interface UploadedFile {
   bytes: Uint8Array;
 }
 
-/** The user of a run: the basic-auth user, or `bearer:<first 8 hex of the token's SHA-256>`. */
+/**
+ * The user of a run, in the platform's shape: `username` the basic-auth user, or `bearer:<first 8 hex of
+ * the token's SHA-256>`; bass knows no user's id or e-mail, which are null.
+ */
 export interface RunUser {
+  id: null;
   username: string;
+  email: null;
 }
 
 export interface OutputData {

@@ -54,10 +54,15 @@ export function createAuthenticator(auth: ServeAuth | undefined): Authenticator 
  */
 export function userOf(scope: string, authorization: string | undefined): RunUser | null {
   if (scope.startsWith("bearer:"))
-    return { username: `bearer:${scope.slice("bearer:".length, "bearer:".length + 8)}` };
+    return runUser(`bearer:${scope.slice("bearer:".length, "bearer:".length + 8)}`);
   if (!scope.startsWith("basic:")) return null;
   const pair = decodeBasic(credentials(authorization, "basic"));
-  return pair ? { username: pair.user } : null;
+  return pair ? runUser(pair.user) : null;
+}
+
+/** A run's user as the platform's `input.user` has it: `{ id, username, email }`, of which bass knows the name. */
+function runUser(username: string): RunUser {
+  return { id: null, username, email: null };
 }
 
 function digest(secret: string): Buffer {

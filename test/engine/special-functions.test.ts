@@ -771,13 +771,13 @@ before_hook: |
       'name: who\non_success_hook: "output.payload = { who: input.user.username }"\n',
       {
         payload: {},
-        user: { username: "bearer:3f2a9c01" },
+        user: { id: null, username: "bearer:3f2a9c01", email: null },
       },
     );
     expect(result.output.payload).toEqual({ who: "bearer:3f2a9c01" });
     expect(result.record.items[0]).toMatchObject({
       kind: "INPUT",
-      data: { user: { username: "bearer:3f2a9c01" } },
+      data: { user: { id: null, username: "bearer:3f2a9c01", email: null } },
     });
   });
 });

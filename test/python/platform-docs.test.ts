@@ -396,3 +396,13 @@ describe("tutorials/building-a-basic-integration/sending-the-email.md", () => {
     );
   });
 });
+
+describe("reference/special_variables/input.md", () => {
+  it("has the user who called as { id, username, email }", async () => {
+    const result = await runDefinition(
+      python("output.payload = [input.user.id, input.user.username, input.user.email, input.method]"),
+      { payload: {}, method: "POST", user: { id: null, username: "ada", email: null } },
+    );
+    expect(result.output.payload).toEqual([null, "ada", null, "POST"]);
+  });
+});

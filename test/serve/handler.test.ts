@@ -664,14 +664,16 @@ describe("input.user", () => {
       'serve:\n  auth: { type: bearer, tokens: ["${env:TOKEN}"] }\n',
       { authorization: `Bearer ${env.TOKEN}` },
       {
+        id: null,
         username: `bearer:${createHash("sha256").update(env.TOKEN).digest("hex").slice(0, 8)}`,
+        email: null,
       },
     ],
     [
       "basic",
       'serve:\n  auth: { type: basic, users: { ada: "${env:PASSWORD}" } }\n',
       { authorization: basic("ada", env.PASSWORD) },
-      { username: "ada" },
+      { id: null, username: "ada", email: null },
     ],
   ])("is who serve let in under auth %s, never the secret", async (_, config, headers, user) => {
     const { send } = await createServe({ config, env, files: whoami });
