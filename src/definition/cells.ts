@@ -157,3 +157,16 @@ export function mayCall(definition: Definition, name: (typeof specialFunctionNam
   }
   return text.includes(name);
 }
+
+/**
+ * A number for a cell's label, which a worker can write in shared memory as it runs the cell: the thread
+ * that ends a stuck worker finds the cell again among the definition's (`listCells`). FNV-1a, 32 bits.
+ */
+export function cellKey(label: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < label.length; index++) {
+    hash ^= label.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
+}

@@ -1,6 +1,6 @@
 import { isNativeError } from "node:util/types";
 import type { CellForm } from "../definition/cell-syntax.js";
-import type { CellRef } from "../definition/cells.js";
+import { type CellRef, cellKey } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError, type BassErrorCode, errorMessage, runFailureCodes } from "../errors.js";
 import { unknownTask } from "../python/watchdog.js";
@@ -57,6 +57,7 @@ export function compileCell(
   const filename = context.realm.engine.cellName("bass-cell");
   const compiled = context.realm.compile(prepared.code, prepared.form, prepared.async, filename);
   const stackLine = new RegExp(`${filename}:(\\d+):(\\d+)`);
+  const key = cellKey(cell.label);
   const fail = (error: unknown, call: CellCall) =>
     toCellError(error, call, stackLine, (line) => at(line).line, cell.label, context);
 
@@ -68,7 +69,7 @@ export function compileCell(
       const outer = context.realm.enter(call);
       // The outermost cell on the thread says how long it may hold it (a cell it calls keeps its deadline).
       const reporter = outer === undefined ? context.realm.engine.cellReporter : undefined;
-      reporter?.arm(performance.timeOrigin + deadline, task);
+      reporter?.arm(performance.timeOrigin + deadline, task, key);
       let value: unknown;
       try {
         value = compiled(namespace, call);

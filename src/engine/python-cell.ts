@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { CellRef } from "../definition/cells.js";
+import { type CellRef, cellKey } from "../definition/cells.js";
 import { BassError } from "../errors.js";
 import { type PythonHost, type PythonOutcome, pythonRuntime } from "../python/runtime.js";
 import { unknownTask } from "../python/watchdog.js";
@@ -31,6 +31,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   const at = (line: number, column = 1) =>
     context.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
   const filename = context.realm.engine.cellName("bass-py-cell");
+  const key = cellKey(cell.label);
   const compiled = runtime.compile(cell.code, filename);
   if ("error" in compiled) {
     const { message, line, column } = compiled.error;
@@ -41,7 +42,7 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   const runNow = (namespace: Namespace, deadline: number) => {
     const run = pythonRunOf(namespace, context.realm);
     const task = runStateOf(namespace).poolTask ?? unknownTask;
-    const outcome: PythonOutcome = runtime.run(compiled.cell, run, host, deadline, task);
+    const outcome: PythonOutcome = runtime.run(compiled.cell, run, host, deadline, task, key);
     if (outcome.ok) return outcome.value;
     // An error met past the deadline is the time-out's: a call the cell waited for gave up at it, before the
     // interrupt came.

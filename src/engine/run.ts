@@ -415,12 +415,16 @@ export interface RunStop {
   code: string;
   message: string;
   status: number;
+  /** The cell that was stuck, where it is known: its label, file and line. */
+  cell?: { cell: string; file: string; line: number } | undefined;
+  /** When the run began, in ms since the epoch; default: now. */
+  startedAt?: number | undefined;
 }
 
 /**
  * The record and the answer of a run that stopped outside the engine's reach: the thread running it ended
- * under it (out of memory, a stuck cell) or could not run it. No payloads; one FAILURE item says why; the
- * caller masks the message. `runId` is the run's own when it had said its start.
+ * under it (out of memory, a stuck cell) or could not run it. No payloads: a FAILURE item says why (and
+ * which cell was stuck, where known), an OUTPUT item what the caller got; the caller masks the message. `runId` is the run's own when it had said its start.
  */
 export function stoppedRun(
   run: { integration: string; trigger: RunTrigger; rerunOf?: string | undefined },
@@ -429,27 +433,31 @@ export function stoppedRun(
 ): { record: RunRecord; output: OutputData } {
   const now = Date.now();
   const at = isoTime(now);
-  const error = { code: stop.code, message: stop.message };
+  const startedAt = Math.min(stop.startedAt ?? now, now);
+  const error = { code: stop.code, message: stop.message, ...stop.cell };
+  const output = {
+    status: stop.status,
+    headers: {},
+    payload: { error: { code: stop.code, message: stop.message, run_id: runId, details: [] } },
+  };
   const record = recordOf(
     {
       id: runId,
       integration: { name: run.integration },
       trigger: run.trigger,
-      startedAt: now,
-      startedText: at,
+      startedAt,
+      startedText: isoTime(startedAt),
       labels: [],
       runAsync: false,
       rerunOf: run.rerunOf,
       parentRun: undefined,
-      items: [{ seq: 1, at, kind: "FAILURE", error }],
+      items: [
+        { seq: 1, at, kind: "FAILURE", error },
+        { seq: 2, at, kind: "OUTPUT", data: output },
+      ],
     },
     "failure",
     now,
   );
-  const output = {
-    status: stop.status,
-    headers: {},
-    payload: { error: { ...error, run_id: runId, details: [] } },
-  };
   return { record, output };
 }

@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BroadcastChannel, MessageChannel, type MessagePort } from "node:worker_threads";
+import { cellKey, listCells } from "../definition/cells.js";
 import type { Env } from "../definition/load.js";
 import { createScrubber } from "../engine/masks.js";
 import { createRunId } from "../engine/run-id.js";
@@ -23,7 +24,7 @@ import {
   type RunRequest,
   settledWithin,
 } from "../runner/runner.js";
-import { stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
+import { type StuckCell, stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
 import { createPythonChildren, hasPython } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
 import { watchStuckCells } from "./stuck-cells.js";
@@ -108,8 +109,8 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     avoid: (worker) => stuck.held(worker),
   });
   const secrets = options.secrets ?? (() => project.secrets);
-  const failed = (task: RunName, error: unknown, startedId?: string) =>
-    stoppedRunResult(task, error, startedId, createScrubber(secrets()));
+  const failed = (task: RunName, error: unknown, startedId?: string, startedAt?: number) =>
+    stoppedRunResult(task, error, startedId, createScrubber(secrets()), startedAt);
   // The answered tasks whose worker still holds their port (their async children run on).
   const lettingGo = new Set<Promise<void>>();
   // The pool one callint level down, for the Python children of this one's Python runs.
@@ -135,6 +136,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     if (python?.callsIntegrations && options.remote) poolBelow();
     const talk = taskTalk(onStarted, python?.remoteCalls ? answerer(task) : undefined);
     // Every task: a cell of any language may hold its worker in a call nothing can interrupt.
+    const startedAt = Date.now();
     const poolTask = stuck.begin();
     const done = () => stuck.end(poolTask);
     let answer: RunTaskResult | RunTaskError | undefined;
@@ -149,8 +151,12 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       // The task answers its own errors: a rejection is the worker's end. A task whose run had not acted
       // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again.
       const stopped = stuck.stopped(poolTask);
-      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask))
-        return failed(task, workerEnd(error, stopped), talk.startedId());
+      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask)) {
+        const end = stopped
+          ? new WorkerStopped(stuckMessage, stuckCell(project, task.integration, stuck.stoppedCell(poolTask)))
+          : new WorkerDied(errorMessage(error), { cause: error });
+        return failed(task, end, talk.startedId(), startedAt);
+      }
     } finally {
       // The worker lets go of the port once the run and its async children have ended: what it said on the
       // port until then (an async run's start) is still read, though the answer came on another one. A
@@ -259,8 +265,13 @@ async function answerRemote(
 }
 
 /** Why a task's worker ended under it: a cell of it stuck past its deadline, or anything else. */
-function workerEnd(error: unknown, stuck: boolean): Error {
-  return stuck
-    ? new WorkerStopped("a cell ran past its time limit inside a call nothing could interrupt")
-    : new WorkerDied(errorMessage(error), { cause: error });
+const stuckMessage = "a cell ran past its time limit inside a call nothing could interrupt";
+
+/** The stuck cell of a definition of `project`, found by the `cellKey` its worker wrote. */
+function stuckCell(project: Project, integration: string, key: number | undefined): StuckCell | undefined {
+  if (key === undefined) return undefined;
+  const loaded = project.definitions.find((definition) => definition.value?.name === integration);
+  const ref = loaded?.value && listCells(loaded.value).find((cell) => cellKey(cell.label) === key);
+  if (!loaded || !ref) return undefined;
+  return { cell: ref.label, file: loaded.file, line: loaded.source.locate(ref.path).line };
 }

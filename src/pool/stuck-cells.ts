@@ -16,6 +16,8 @@ export interface StuckCellWatch {
   begin(): number;
   /** Whether the task's worker was ended for a cell of it stuck past its deadline. */
   stopped(task: number): boolean;
+  /** The `cellKey` of the task's cell that was stuck, when its worker was ended for one. */
+  stoppedCell(task: number): number | undefined;
   /**
    * Whether the task's run acted outside its worker (called a system, opened a vault): one whose worker
    * ended before it did (for another run's stuck cell) did nothing that shows, and can run on another.
@@ -38,8 +40,11 @@ const slotsByDefault = 256;
 /** How often the pool looks for a stuck cell while tasks run. */
 const sweepMs = 200;
 
-/** Each slot: a deadline and when its cell began (8 bytes each), its worker's thread id and its task (4 each). */
-const slotBytes = 24;
+/**
+ * Each slot: a deadline and when its cell began (8 bytes each), its worker's thread id, its task and its
+ * cell's `cellKey` (4 each).
+ */
+const slotBytes = 28;
 /** How long a cell holds its worker before the pool sends that worker nothing while another is free. */
 const heldMs = 20;
 /**
@@ -61,6 +66,8 @@ function views(buffer: SharedArrayBuffer) {
     owners: new Int32Array(buffer, slots * 16, slots),
     // The task whose cell runs on it now; 0 when none runs.
     tasks: new Int32Array(buffer, slots * 20, slots),
+    // The cell that runs on it now, as its cellKey.
+    cells: new Int32Array(buffer, slots * 24, slots),
   };
 }
 
@@ -70,11 +77,12 @@ export function watchStuckCells(
   slotCount = slotsByDefault,
 ): StuckCellWatch {
   const buffer = new SharedArrayBuffer(slotCount * slotBytes + actedBytes);
-  const { slots, deadlines, armedAt, owners, tasks, acted } = views(buffer);
+  const { slots, deadlines, armedAt, owners, tasks, cells, acted } = views(buffer);
   // Each worker's slot, found once.
   const slotOf = new Map<number, number>();
   const running = new Set<number>();
-  const stopped = new Set<number>();
+  // The tasks whose worker was ended for a cell of theirs, and that cell's key.
+  const stopped = new Map<number, number>();
   const ending = new Set<number>();
   let next = 0;
   let sweeping: NodeJS.Timeout | undefined;
@@ -110,7 +118,7 @@ export function watchStuckCells(
       const same = Atomics.load(tasks, slot) === task && deadlines[slot] === deadline;
       if (!worker || ending.has(owner) || !same) continue;
       ending.add(owner);
-      if (running.has(task)) stopped.add(task);
+      if (running.has(task)) stopped.set(task, Atomics.load(cells, slot));
       void worker.terminate();
     }
   };
@@ -125,6 +133,7 @@ export function watchStuckCells(
       return next;
     },
     stopped: (task) => stopped.has(task),
+    stoppedCell: (task) => stopped.get(task),
     acted: (task) => Atomics.load(acted, task % actedBytes) === 1,
     held(worker) {
       let slot = slotOf.get(worker.threadId);
@@ -154,16 +163,17 @@ export interface TaskReporter extends CellReporter {
 
 /** A worker's reporter on the pool's buffer, in a slot of its own; none when every slot is taken. */
 export function reportCellsOn(buffer: SharedArrayBuffer): TaskReporter | undefined {
-  const { slots, deadlines, armedAt, owners, tasks, acted } = views(buffer);
+  const { slots, deadlines, armedAt, owners, tasks, cells, acted } = views(buffer);
   for (let slot = 0; slot < slots; slot++) {
     if (Atomics.compareExchange(owners, slot, 0, threadId) !== 0) continue;
     return {
       acting(task) {
         Atomics.store(acted, task % actedBytes, 1);
       },
-      arm(deadline, task) {
-        // The deadline first: the pool reads it only once it sees the task.
+      arm(deadline, task, cell) {
+        // The deadline and the cell first: the pool reads them only once it sees the task.
         deadlines[slot] = deadline;
+        Atomics.store(cells, slot, cell);
         armedAt[slot] = performance.timeOrigin + performance.now();
         Atomics.store(tasks, slot, task);
       },

@@ -70,7 +70,8 @@ export interface PythonRuntime {
   /**
    * Runs a cell of `run` (one object per run: the interpreter is put back when a cell of another comes)
    * within `deadline` (a `performance.now()` time), its host's methods working on that
-   * run while it does; `task` is what the thread's cell reporter says it is part of (see reportCellsTo).
+   * run while it does; `task` is what the thread's cell reporter says it is part of (see reportCellsTo),
+   * and `key` the cell's `cellKey`.
    */
   run<R extends object>(
     cell: PythonCode,
@@ -78,6 +79,7 @@ export interface PythonRuntime {
     host: PythonHost<R>,
     deadline: number,
     task: number,
+    key: number,
   ): PythonOutcome;
   /**
    * Puts back what the cells run since the last call changed in this thread's JavaScript built-ins (a run
@@ -200,7 +202,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       return error ? { error } : { cell: compileCell(code, filename) };
     },
     checkBuiltins,
-    run(cell, run, host, deadline, task) {
+    run(cell, run, host, deadline, task, key) {
       if (!builtins) {
         lockFunctionConstructors();
         builtins = guardBuiltins();
@@ -213,7 +215,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       cellsRan = true;
       const outer = running;
       running = { run, host: host as PythonHost<unknown> };
-      watchdog.arm(deadline, task);
+      watchdog.arm(deadline, task, key);
       let value: unknown;
       try {
         let number = runNumbers.get(run);

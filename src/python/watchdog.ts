@@ -9,17 +9,17 @@ export interface Watchdog {
   /** The buffer Pyodide reads (`setInterruptBuffer`). */
   interrupt: Int32Array;
   /**
-   * Watches from now until `disarm`; `deadline` is a `performance.now()` time of this thread, and `task` what
-   * this thread's reporter says the cell is part of.
+   * Watches from now until `disarm`; `deadline` is a `performance.now()` time of this thread, `task` what
+   * this thread's reporter says the cell is part of, and `cell` the cell's `cellKey`.
    */
-  arm(deadline: number, task: number): void;
+  arm(deadline: number, task: number, cell: number): void;
   disarm(): void;
 }
 
 /** Told of every cell a thread's watchdog watches: a pool of workers ends one whose cell is stuck past it. */
 export interface CellReporter {
-  /** `deadline` in ms since the epoch, which every thread's clock agrees on. */
-  arm(deadline: number, task: number): void;
+  /** `deadline` in ms since the epoch, which every thread's clock agrees on; `cell` the cell's `cellKey`. */
+  arm(deadline: number, task: number, cell: number): void;
   disarm(): void;
 }
 
@@ -75,10 +75,10 @@ export function createWatchdog(): Watchdog {
   let count = 0;
   return {
     interrupt: slots.subarray(0, 1),
-    arm(deadline, task) {
+    arm(deadline, task, cell) {
       const at = performance.timeOrigin + deadline;
       times[2] = at;
-      reporter?.arm(at, task);
+      reporter?.arm(at, task, cell);
       // A SIGINT the watcher wrote for the cell before, just as it ended, is not for this one.
       Atomics.store(slots, 0, 0);
       count = (count % 0x7ffffffe) + 1;

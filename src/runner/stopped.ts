@@ -12,6 +12,21 @@ export class WorkerDied extends Error {
 /** A cell that outlived its time limit in a call nothing could interrupt: its worker was ended. */
 export class WorkerStopped extends Error {
   override readonly name = "WorkerStopped";
+
+  /** `cell` is the stuck cell's label, file and line, where the pool could find it. */
+  constructor(
+    message: string,
+    readonly cell?: StuckCell,
+  ) {
+    super(message);
+  }
+}
+
+/** Where a stuck cell is: its label, its definition's file and its line there. */
+export interface StuckCell {
+  cell: string;
+  file: string;
+  line: number;
 }
 
 /**
@@ -25,18 +40,21 @@ export function stoppedRunResult(
   error: unknown,
   startedId: string | undefined,
   scrub: <T>(value: T) => T,
+  startedAt?: number,
 ): RunTaskResult {
   const stopped = error instanceof WorkerStopped;
   const died = error instanceof WorkerDied;
   const code = stopped ? "cell_timeout" : died ? "worker_died" : "worker_error";
+  const cell = stopped ? error.cell : undefined;
   const message = scrub(
     stopped
-      ? `${error.message}: its worker thread was ended and replaced`
+      ? `${cell ? `${task.integration}: ${cell.cell}: ` : ""}${error.message}: its worker thread was ended and replaced`
       : died
         ? `the worker thread running it ended: ${error.message}`
         : `it could not be run: ${errorMessage(error)}`,
   );
-  const { record, output } = stoppedRun(task, { code, message, status: stopped ? 504 : 500 }, startedId);
+  const stop = { code, message, status: stopped ? 504 : 500, cell, startedAt };
+  const { record, output } = stoppedRun(task, stop, startedId);
   return {
     runId: record.id,
     status: "failure",

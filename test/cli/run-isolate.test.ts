@@ -27,7 +27,9 @@ describe("bass run --isolate (SPEC §13.1)", () => {
     expect(report).toMatchObject({ status: "failure", history: { integration: "grow", trigger: "cli" } });
     expect(report.history.items).toEqual([
       expect.objectContaining({ kind: "FAILURE", error: expect.objectContaining({ code: "worker_died" }) }),
+      expect.objectContaining({ kind: "OUTPUT", data: expect.objectContaining({ status: 500 }) }),
     ]);
+    expect(report.output).toMatchObject({ status: 500, payload: { error: { code: "worker_died" } } });
     const ok = await runCli(["run", "ok", "--input", "in.json", "--isolate", "--json"], { cwd: dir });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).output).toEqual({ status: 200, headers: {}, payload: { ok: true } });

@@ -59,16 +59,22 @@ describe("Python integrations in serve's worker threads", () => {
     const stopped = await post(app, "/stuck");
     expect(stopped.status).toBe(504);
     const record = await recordOf(app, stopped.runId);
+    // The record names the stuck cell, and holds the answer the caller got.
     expect(record.items).toEqual([
       expect.objectContaining({
         kind: "FAILURE",
         error: {
           code: "cell_timeout",
           message:
-            "a cell ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
+            "stuck: on_success_hook: a cell ran past its time limit inside a call nothing could interrupt: its worker thread was ended and replaced",
+          cell: "on_success_hook",
+          file: "integrations/stuck.yaml",
+          line: 4,
         },
       }),
+      expect.objectContaining({ kind: "OUTPUT", data: expect.objectContaining({ status: 504 }) }),
     ]);
+    expect(record.duration_ms).toBeGreaterThanOrEqual(200);
     const after = await post(app, "/quick");
     expect(statusAndBody(after)).toEqual([200, { ok: true }]);
   }, 30_000);

@@ -191,6 +191,7 @@ describe.each(runners)("the runner %s", (_name, createRunner) => {
     expect(record).toMatchObject({ integration: "create", trigger: "http", status: "failure" });
     expect(record.items).toEqual([
       expect.objectContaining({ kind: "FAILURE", error: expect.objectContaining({ code: "worker_error" }) }),
+      expect.objectContaining({ kind: "OUTPUT", data: result.output }),
     ]);
     expect(JSON.parse(result.outputJson ?? "")).toMatchObject({
       error: { code: "worker_error", run_id: record.id },

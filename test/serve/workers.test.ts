@@ -137,6 +137,7 @@ describe("a worker that ends on an error of its own", () => {
     const [record] = await app.history.list({ integration: "boom" });
     expect(record?.items).toEqual([
       expect.objectContaining({ kind: "FAILURE", error: expect.objectContaining({ code: "worker_died" }) }),
+      expect.objectContaining({ kind: "OUTPUT", data: expect.objectContaining({ status: 500 }) }),
     ]);
     expect(JSON.stringify(record)).not.toContain(secret);
   });
