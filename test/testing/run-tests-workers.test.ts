@@ -34,6 +34,7 @@ describe("runTests in worker threads (SPEC §13.1)", () => {
     expect(results[1]?.differences[0]?.message).toMatch(/^the worker thread running it ended: /);
     expect(results[1]?.record?.items).toEqual([
       expect.objectContaining({ kind: "FAILURE", error: expect.objectContaining({ code: "worker_died" }) }),
+      expect.objectContaining({ kind: "OUTPUT", data: expect.objectContaining({ status: 500 }) }),
     ]);
   });
 });
