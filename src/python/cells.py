@@ -720,6 +720,17 @@ class _DataUtils:
         return datetime.datetime.strptime(str(input_date), in_format).strftime(out_format)
 
 
+def _debug(value, label=None, capture_stack_trace=False):
+    """debug as the platform documents it; with capture_stack_trace, a second item holds the cell's stack."""
+    _special("debug")(to_js_value(value), label)
+    if capture_stack_trace:
+        import traceback
+
+        frames = [frame for frame in traceback.extract_stack()[:-1] if frame.filename.startswith("bass-py-cell")]
+        stack = "".join(traceback.format_list(frames))
+        _special("debug")(stack, f"{label} stack" if label else "stack")
+
+
 def _callint(path_name, payload=None, extended_payload=False, force_run_mode=None, **older):
     """callint as the platform documents it; bass's earlier keywords `extended` and `mode` still work."""
     extended = older.pop("extended", extended_payload)
@@ -774,7 +785,7 @@ _SPECIALS = {
     "end": _end,
     "keep": _keep,
     "historize": lambda value, label=None: _special("historize")(to_js_value(value), label),
-    "debug": lambda value, label=None: _special("debug")(to_js_value(value), label),
+    "debug": _debug,
     "map_value": lambda set_name, value: wrap(_special("map_value")(set_name, to_js_value(value))),
     "add_run_label": lambda label: _special("add_run_label")(str(label)),
     "get_namespace": lambda: wrap(_special("get_namespace")()),

@@ -406,3 +406,48 @@ describe("reference/special_variables/input.md", () => {
     expect(result.output.payload).toEqual([null, "ada", null, "POST"]);
   });
 });
+
+describe("the other special functions of reference/special_functions", () => {
+  const items = async (hook: string, extra: Record<string, unknown> = {}) => {
+    const definition = stringify({ name: "py", language: "python", ...extra, on_success_hook: hook });
+    const result = await runDefinition(definition, { payload: { test: "" } });
+    const failure = result.record.items.find((item) => item.kind === "FAILURE");
+    if (failure?.kind === "FAILURE") throw new Error(failure.error.message);
+    return result;
+  };
+
+  it("debug.md: records the value under its label, and the stack when asked", async () => {
+    const result = await items(
+      'a = ["SAMPLE"]\ndebug(a, label="Sample array")\ndebug(1, "here", capture_stack_trace=True)',
+    );
+    const debugs = result.record.items.filter((item) => item.kind === "DEBUG");
+    expect(debugs[0]).toMatchObject({ label: "Sample array", data: ["SAMPLE"] });
+    expect(debugs[2]).toMatchObject({
+      label: "here stack",
+      data: expect.stringMatching(/bass-py-cell-\d+", line 3/),
+    });
+  });
+
+  it("map_value.md: maps a value through the integration's value mapping set", async () => {
+    const hook =
+      "input.payload.test = 'Testing inputs'\noutput.payload = map_value('SAMPLEVMS', input.payload.test)";
+    const sets = {
+      value_mapping_sets: [{ name: "SAMPLEVMS", mappings: [{ from: "Testing inputs", to: "new output" }] }],
+    };
+    expect((await items(hook, sets)).output.payload).toBe("new output");
+  });
+
+  it("add_run_label.md: adds the labels to the run", async () => {
+    const hook =
+      'payload = input.payload\nadd_run_label(f"loan_id:{payload.test or 42}")\nadd_run_label("type:mortgage")';
+    expect((await items(hook)).record.labels).toEqual(["loan_id:42", "type:mortgage"]);
+  });
+
+  it("get_namespace.md: gives the namespace, which debug records", async () => {
+    const result = await items("current_int_namespace = get_namespace()\ndebug(current_int_namespace)");
+    const debug = result.record.items.find((item) => item.kind === "DEBUG");
+    expect(debug).toMatchObject({
+      data: expect.objectContaining({ input: expect.objectContaining({ payload: { test: "" } }) }),
+    });
+  });
+});
