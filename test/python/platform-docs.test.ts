@@ -451,3 +451,82 @@ describe("the other special functions of reference/special_functions", () => {
     });
   });
 });
+
+describe("reference/special_variables", () => {
+  it("retvalue.md: a multi-line cell gives its retvalue", async () => {
+    const hook = [
+      'if input.payload == "test value":',
+      "    retvalue = input.payload",
+      "else:",
+      '    retvalue = "value not provided"',
+    ].join("\n");
+    const definition = stringify({
+      name: "py",
+      language: "python",
+      service_requests: [
+        { formula_variable: "made", system: "transform", field_mappings: [{ field: "given", value: hook }] },
+      ],
+      on_success_hook: "output.payload = made.request.payload",
+    });
+    const given = await runDefinition(definition, { payload: "test value" });
+    expect(given.output.payload).toEqual({ given: "test value" });
+    const other = await runDefinition(definition, { payload: {} });
+    expect(other.output.payload).toEqual({ given: "value not provided" });
+  });
+
+  it("iterables/fitem-fidx.md and sritem-sridx.md: fill a list per item, and call once per item", async () => {
+    const people = [
+      { name: "Sally", email: "sally@email.com" },
+      { name: "Benjamin", email: "benjamin@email.com" },
+      { name: "David", email: "david@email.com" },
+    ];
+    const definition = stringify({
+      name: "py",
+      language: "python",
+      service_requests: [
+        {
+          formula_variable: "all",
+          system: "transform",
+          field_mappings: [
+            { field: "all_emails[fidx]", value: "fitem['email']", include_for_each: "input.payload.people" },
+          ],
+        },
+        {
+          formula_variable: "each",
+          system: "transform",
+          call_for_each: "input.payload.people",
+          field_mappings: [{ field: "email_address", value: "sritem.email" }],
+        },
+      ],
+      on_success_hook:
+        "output.payload = {'all': all.request.payload.all_emails, 'each': [sr.request.payload.email_address for sr in each]}",
+    });
+    const result = await runDefinition(definition, { payload: { people } });
+    const emails = people.map((person) => person.email);
+    expect(result.output.payload).toEqual({ all: emails, each: emails });
+  });
+
+  it("run_history_id.md: is the run's id", async () => {
+    const result = await runDefinition(python("output.payload = run_history_id"), { payload: {} });
+    expect(result.output.payload).toBe(result.runId);
+  });
+
+  it("parentint.md: a sync child reads its parent's input and run id", async () => {
+    const app = await serve({
+      child: {
+        language: "python",
+        on_success_hook:
+          "output.payload = {'parent': parentint.input.payload.unwrap(), 'id': parentint.run_history_id}",
+      },
+      parent: {
+        language: "python",
+        on_success_hook:
+          "output.payload = {'child': callint('child', {}).payload.unwrap(), 'me': run_history_id}",
+      },
+    });
+    const answer = await post(app, "/parent", { loan: 7 });
+    const body = answer.body as { child: { parent: unknown; id: string }; me: string };
+    expect(answer.status).toBe(200);
+    expect(body.child).toEqual({ parent: { loan: 7 }, id: body.me });
+  }, 30_000);
+});
