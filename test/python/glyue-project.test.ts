@@ -83,6 +83,25 @@ describe("an integration export of the platform, unchanged", () => {
     expect(run.stdout).not.toContain("987-65-4321");
   }, 60_000);
 
+  it("runs an input as the platform's run history holds it, fullpath and all", async () => {
+    const envelope = {
+      method: "POST",
+      fullpath: "/integrations/execute/customer_onboard",
+      headers: { "content-type": "application/json" },
+      params: {},
+      payload: { ...person, email: "grace@example.com" },
+    };
+    writeFileSync(join(dir, "history-input.json"), JSON.stringify(envelope));
+    const run = await runCli(
+      ["run", "customer_onboard", "--input", "history-input.json", "--input-envelope", "--json"],
+      { cwd: dir, env },
+    );
+    expect(run.code).toBe(0);
+    const shown = JSON.parse(run.stdout);
+    expect(shown.output.status).toBe(201);
+    expect(shown.history.items[0].data.fullpath).toBe("/integrations/execute/customer_onboard");
+  }, 60_000);
+
   it("passes tests written for it under bass test", async () => {
     writeFileSync(join(dir, "tests.customer_onboard.test.yaml"), onboardingTests);
     const test = await runCli(["test"], { cwd: dir, env });
