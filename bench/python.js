@@ -30,6 +30,7 @@ export async function measurePython({ loads = 5, cellRuns = 20_000, rounds = 5 }
   });
   const loadRatio = pairRatios(fromSnapshot, plain);
 
+  const run = measurePythonRun(loads);
   const cells = await compileCells();
   const perCell = (cell) => {
     const started = performance.now();
@@ -52,6 +53,7 @@ export async function measurePython({ loads = 5, cellRuns = 20_000, rounds = 5 }
       goal: { text: "under 1.5 s", max: 1500, of: "value" },
       note: `a process loads the Python runtime from the build's memory snapshot in ${fromSnapshot.median.toFixed(0)} ms of wall time, against ${plain.median.toFixed(0)} ms for Pyodide's own load (${loadRatio.median.toFixed(2)}×, spread ${loadRatio.min.toFixed(2)}–${loadRatio.max.toFixed(2)}×, ${loads} pairs, whole processes); serve's worker threads each pay it once`,
     },
+    run,
     {
       name: "Python cell, after the load",
       value: median(python) / 1000,
@@ -96,6 +98,64 @@ async function compileCells() {
       };
     }
     return made;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const bin = new URL("../bin/bass.js", import.meta.url).pathname;
+
+/**
+ * `bass run` of a Python integration against its floor, in one run: a bare load of the Python runtime from
+ * bass's own snapshot, plus `bass run` of the same integration in JavaScript, less the one Node start the
+ * two share. CPU of each whole process, pair by pair.
+ */
+function measurePythonRun(runs) {
+  const root = mkdtempSync(join(tmpdir(), "bass-bench-python-run-"));
+  try {
+    mkdirSync(join(root, "integrations"));
+    writeFileSync(join(root, "bass.config.yaml"), "systems:\n  echo:\n    adapter: echo\n");
+    for (const language of ["python", "javascript"])
+      writeFileSync(
+        join(root, "integrations", `${language}.yaml`),
+        [
+          `name: ${language}`,
+          `language: ${language}`,
+          "service_requests:",
+          "  - formula_variable: echoed",
+          "    system: echo",
+          "    field_mappings:",
+          `      - { field: doubled, value: ${JSON.stringify(CELLS[language])} }`,
+          "on_success_hook: output.payload = echoed.response.payload",
+          "",
+        ].join("\n"),
+      );
+    writeFileSync(join(root, "in.json"), '{"n": 21}');
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: "" };
+    const bass = (name) => [process.execPath, bin, "run", name, "--input", "in.json"];
+    const load = [
+      process.execPath,
+      "--input-type=module",
+      "-e",
+      `const m = await import(${JSON.stringify(runtimeModule)}); await m.loadPython(); process.exit(0);`,
+    ];
+    const [python, loaded, javascript, node] = timeCommands(
+      [bass("python"), load, bass("javascript"), [process.execPath, "-e", "0"]],
+      { runs, cwd: root, env },
+    );
+    const ratios = python.times.map(
+      (time, index) => time / (loaded.times[index] + javascript.times[index] - node.times[index]),
+    );
+    const ratio = { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+    const floor = loaded.median + javascript.median - node.median;
+    return {
+      name: "Python bass run, against its floor",
+      value: python.median,
+      baseline: { ms: floor, label: "Python's load + the JavaScript run" },
+      ratio,
+      goal: { text: "1.15× its floor or better", max: 1.15, of: "ratio" },
+      note: `bass run of a Python integration (1 echo call, a Python cell, on_success_hook) takes ${python.median.toFixed(0)} ms of CPU against ${floor.toFixed(0)} ms for its floor: the Python runtime's bare load from bass's snapshot (${loaded.median.toFixed(0)} ms) plus bass run of the same integration in JavaScript (${javascript.median.toFixed(0)} ms), less one Node start (${node.median.toFixed(0)} ms); ${ratio.median.toFixed(2)}× (spread ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×, ${runs} rounds, whole processes, no NODE_EXTRA_CA_CERTS)`,
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
