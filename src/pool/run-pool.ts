@@ -109,6 +109,11 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     avoid: (worker) => stuck.held(worker),
   });
   const secrets = options.secrets ?? (() => project.secrets);
+  /** Why a task's worker ended under it: one of its cells stuck (and which), or the worker's own end. */
+  const workerEnd = (error: unknown, integration: string, poolTask: number): Error =>
+    stuck.stopped(poolTask)
+      ? new WorkerStopped(stuckMessage, stuckCell(project, integration, stuck.stoppedCell(poolTask)))
+      : new WorkerDied(errorMessage(error), { cause: error });
   const failed = (task: RunName, error: unknown, startedId?: string, startedAt?: number) =>
     stoppedRunResult(task, error, startedId, createScrubber(secrets()), startedAt);
   // The answered tasks whose worker still holds their port (their async children run on).
@@ -151,12 +156,8 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       // The task answers its own errors: a rejection is the worker's end. A task whose run had not acted
       // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again.
       const stopped = stuck.stopped(poolTask);
-      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask)) {
-        const end = stopped
-          ? new WorkerStopped(stuckMessage, stuckCell(project, task.integration, stuck.stoppedCell(poolTask)))
-          : new WorkerDied(errorMessage(error), { cause: error });
-        return failed(task, end, talk.startedId(), startedAt);
-      }
+      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask))
+        return failed(task, workerEnd(error, task.integration, poolTask), talk.startedId(), startedAt);
     } finally {
       // The worker lets go of the port once the run and its async children have ended: what it said on the
       // port until then (an async run's start) is still read, though the answer came on another one. A

@@ -219,7 +219,10 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       let value: unknown;
       try {
         let number = runNumbers.get(run);
-        if (number === undefined) runNumbers.set(run, (number = ++runCount));
+        if (number === undefined) {
+          number = ++runCount;
+          runNumbers.set(run, number);
+        }
         value = runCell(cell, number);
       } finally {
         watchdog.disarm();
