@@ -3,7 +3,8 @@
  * realm, and every JavaScript object it hands Python (a list made a JavaScript array, a function of bass
  * it calls) is of that realm: from any of them `.constructor.constructor` is the realm's Function, which
  * makes code from a string that reaches `process`. So the thread's function constructors stop making
- * code, and the built-ins a cell could reach are checked after each cell and put back where it changed them.
+ * code, and the built-ins a cell could reach are frozen in a worker thread (`freezeReachableBuiltins`), or
+ * checked after a run's cells and put back where a cell changed them (`guardBuiltins`).
  */
 
 /** The constructors of the four kinds of function, each reached as its prototype's `constructor`. */
