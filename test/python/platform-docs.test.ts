@@ -530,3 +530,98 @@ describe("reference/special_variables", () => {
     expect(body.child).toEqual({ parent: { loan: 7 }, id: body.me });
   }, 30_000);
 });
+
+describe("tutorials/building-a-restful-crud-web-service: the other vault hooks", () => {
+  /** Each hook of the tutorial's page, as an integration of one project around the vault `data`. */
+  const hooks: Record<string, string> = {
+    all: [
+      "with open_vault('data') as vault:",
+      "    customers = vault.get('customers')",
+      "",
+      "    if customers:",
+      "        output.payload = customers",
+      "    else:",
+      '        output.payload = "There are no customers in the data vault."',
+    ].join("\n"),
+    one: [
+      "with open_vault('data') as vault:",
+      "    customers = vault.get('customers')",
+      "    customers = [customer for customer in customers if customer.id == input.path.id]",
+      "",
+      "    if customers:",
+      "        output.payload = customers[0]",
+      "    else:",
+      "        output.payload = f'There are no customers with an id of: {input.path.id}'",
+    ].join("\n"),
+    add: [
+      "with open_vault('data') as vault:",
+      "    customers = vault.get('customers')",
+      "    customers.append(insert_customer.response.payload)",
+      "    vault.update('customers', customers)",
+      '    output.payload = { "id": insert_customer.response.payload.id }',
+    ].join("\n"),
+    remove: [
+      "with open_vault('data') as vault:",
+      "    customers = vault.get('customers')",
+      "    previous_length = len(customers)",
+      "    customers = [customer for customer in customers if customer.id != input.path.id]",
+      "",
+      "    if previous_length != len(customers):",
+      "        vault.update('customers', customers)",
+      '        output.payload = f"The customer with an id of {input.path.id} has been deleted."',
+      "    else:",
+      "        output.payload = f'There are no customers with an id of: {input.path.id}'",
+    ].join("\n"),
+  };
+
+  it("lists, finds, adds and deletes customers as the page says", async () => {
+    const insert = {
+      formula_variable: "insert_customer",
+      system: "echo",
+      field_mappings: [
+        { field: "id", value: "input.payload.id" },
+        { field: "name", value: "input.payload.name" },
+      ],
+    };
+    const files = Object.fromEntries(
+      Object.entries(hooks).map(([name, hook]) => [
+        `integrations/${name}.yaml`,
+        stringify({
+          name,
+          language: "python",
+          ...(name === "add" && { service_requests: [insert] }),
+          on_success_hook: hook,
+        }),
+      ]),
+    );
+    const dir = createTempDir({
+      "bass.config.yaml": stringify({
+        systems: { echo: { adapter: "echo" } },
+        vaults: { data: { items: { customers: [{ id: "1", name: "Ada" }] } } },
+      }),
+      ...files,
+    });
+    const { openProjectFiles } = await import("../../src/project/open-files.js");
+    const { projectVaults } = await import("../../src/project/vaults.js");
+    const { runIntegration } = await import("../../src/engine/run.js");
+    const { echoAdapter } = await import("../../src/adapters/echo.js");
+    const env = { BASS_STATE_KEY: "7".repeat(64) };
+    const { project } = openProjectFiles({ cwd: dir, env });
+    const vaults = projectVaults(project, env);
+    const run = async (name: string, input: { path?: Record<string, string>; payload?: unknown }) => {
+      const loaded = project.definitions.find((definition) => definition.value.name === name);
+      const result = await runIntegration(
+        project.compile(loaded as never),
+        { payload: {}, ...input },
+        { ...project.limits, adapters: () => echoAdapter, trigger: "test", secrets: [], vaults },
+      );
+      return result.output.payload;
+    };
+    expect(await run("all", {})).toEqual([{ id: "1", name: "Ada" }]);
+    expect(await run("add", { payload: { id: "2", name: "Grace" } })).toEqual({ id: "2" });
+    expect(await run("one", { path: { id: "2" } })).toEqual({ id: "2", name: "Grace" });
+    expect(await run("remove", { path: { id: "1" } })).toBe("The customer with an id of 1 has been deleted.");
+    expect(await run("remove", { path: { id: "9" } })).toBe("There are no customers with an id of: 9");
+    expect(await run("all", {})).toEqual([{ id: "2", name: "Grace" }]);
+  });
+});
