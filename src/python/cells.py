@@ -519,7 +519,7 @@ def _import_module(name):
     module = _shared_modules.get(key)
     if module is None:
         made = types.ModuleType(str(name))
-        made.__dict__.update(_SPECIALS)
+        made.__dict__.update(_CELL_GLOBALS)
         made.__file__ = path
         exec(compile(text, path, "exec"), made.__dict__)
         module = _SharedModule(str(name))
@@ -775,13 +775,13 @@ def _import_helper(name):
         if name in _HOSTED_HELPERS:
             raise ImportError(f"import_helper({name!r}): that helper needs the hosted platform; bass has data_utils")
         raise ImportError(f"import_helper({name!r}): no such helper; the platform's are {', '.join(_HOSTED_HELPERS)} and data_utils")
-    helper = _SPECIALS["data_utils"]
+    helper = _CELL_GLOBALS["data_utils"]
     _scope["data_utils"] = helper
     return helper
 
 
 # The special functions with their Python signatures, as every cell's globals start.
-_SPECIALS = {
+_CELL_GLOBALS = {
     "end": _end,
     "keep": _keep,
     "historize": lambda value, label=None: _special("historize")(to_js_value(value), label),
@@ -935,7 +935,7 @@ def _audit(event, args):
 _cell_builtins = types.ModuleType("builtins")
 _cell_builtins.__dict__.update(vars(_builtins))
 _cell_builtins.__import__ = _cell_import
-_SPECIALS["__builtins__"] = _cell_builtins
+_CELL_GLOBALS["__builtins__"] = _cell_builtins
 
 # The interpreter's state as seal() left it, which restore_state() puts back: each module's names (the
 # built-ins among them), the cells' own built-ins, the import system's lists and the time limit's handler.
@@ -1060,7 +1060,7 @@ def run_cell(cell, run):
     global _in_cell, _scope, _failure, _run
     _run = run
     outer = _scope
-    scope = _scope = _Scope(_SPECIALS)
+    scope = _scope = _Scope(_CELL_GLOBALS)
     scope.absent = set()
     # Each cell starts from the default decimal context: no run's precision or rounding reaches another.
     _decimal.setcontext(_decimal.Context())

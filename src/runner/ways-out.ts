@@ -20,45 +20,28 @@ export interface WaysOut {
  */
 export function tellingWhenActing(ways: WaysOut, acting: () => void): WaysOut {
   let told = false;
-  const tell = () => {
-    if (told) return;
-    told = true;
-    acting();
-  };
+  const telling =
+    <A extends unknown[], R>(take: (...args: A) => R) =>
+    (...args: A): R => {
+      if (!told) {
+        told = true;
+        acting();
+      }
+      return take(...args);
+    };
   const { adapters, vaults, files, remote } = ways;
   return {
-    adapters: (system) => {
-      tell();
-      return adapters(system);
-    },
+    adapters: telling(adapters),
     vaults: vaults && {
-      ...vaults,
-      open: (...args) => {
-        tell();
-        return vaults.open(...args);
-      },
-      openNow: (...args) => {
-        tell();
-        return vaults.openNow(...args);
-      },
+      open: telling(vaults.open.bind(vaults)),
+      openNow: telling(vaults.openNow.bind(vaults)),
       ready: () => vaults.ready(),
       peek: (name) => vaults.peek(name),
     },
-    files: files && {
-      keep: (runId, kept) => {
-        tell();
-        return files.keep(runId, kept);
-      },
-    },
+    files: files && { keep: telling(files.keep.bind(files)) },
     remote: remote && {
-      calladapter: (...args) => {
-        tell();
-        return remote.calladapter(...args);
-      },
-      callint: (...args) => {
-        tell();
-        return remote.callint(...args);
-      },
+      calladapter: telling(remote.calladapter.bind(remote)),
+      callint: telling(remote.callint.bind(remote)),
     },
   };
 }

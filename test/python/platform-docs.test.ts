@@ -2,6 +2,11 @@
 // runs one of its examples unchanged, and names the page it comes from.
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { stringify } from "yaml";
+import { echoAdapter } from "../../src/adapters/echo.js";
+import { runIntegration } from "../../src/engine/run.js";
+import type { RunInput } from "../../src/engine/types.js";
+import { openProjectFiles } from "../../src/project/open-files.js";
+import { projectVaults } from "../../src/project/vaults.js";
 import { loadPython } from "../../src/python/runtime.js";
 import { createServeApp } from "../../src/serve/app.js";
 import { createTempDir, runDefinition } from "../_helpers.js";
@@ -20,6 +25,28 @@ async function outputOf(hook: string, project?: string, projectFiles?: Record<st
   const failure = result.record.items.find((item) => item.kind === "FAILURE");
   if (failure?.kind === "FAILURE") throw new Error(failure.error.message);
   return result.output.payload;
+}
+
+/**
+ * A project of `dir` with its vaults, whose integrations run on this thread against the echo adapter: a
+ * Python cell opens a vault blocked, which a run on this thread can do.
+ */
+function withVaults(dir: string) {
+  const env = { BASS_STATE_KEY: "7".repeat(64) };
+  const { project } = openProjectFiles({ cwd: dir, env });
+  const vaults = projectVaults(project, env);
+  const run = async (name: string, input: RunInput) => {
+    const loaded = project.definitions.find((definition) => definition.value.name === name);
+    const result = await runIntegration(project.compile(loaded as never), input, {
+      ...project.limits,
+      adapters: () => echoAdapter,
+      trigger: "test",
+      secrets: [],
+      vaults,
+    });
+    return result.output.payload;
+  };
+  return { run, vaults };
 }
 
 type ServeApp = Awaited<ReturnType<typeof createServeApp>>;
@@ -174,21 +201,10 @@ describe("tutorials/building-a-restful-crud-web-service/5.-vault-code-examples-a
         on_success_hook: hook,
       }),
     });
-    const { openProjectFiles } = await import("../../src/project/open-files.js");
-    const { projectVaults } = await import("../../src/project/vaults.js");
-    const { runIntegration } = await import("../../src/engine/run.js");
-    const { echoAdapter } = await import("../../src/adapters/echo.js");
-    const env = { BASS_STATE_KEY: "7".repeat(64) };
-    const { project } = openProjectFiles({ cwd: dir, env });
-    const vaults = projectVaults(project, env);
-    const run = (id: string) =>
-      runIntegration(
-        project.compile(project.definitions[0] as never),
-        { path: { id }, payload: { name: "Grace Hopper" } },
-        { ...project.limits, adapters: () => echoAdapter, trigger: "test", secrets: [], vaults },
-      );
-    expect((await run("2")).output.payload).toEqual({ id: "2", name: "Grace Hopper" });
-    expect((await run("9")).output.payload).toBe("There are no customers with an id of: 9");
+    const { run, vaults } = withVaults(dir);
+    const update = (id: string) => run("py", { path: { id }, payload: { name: "Grace Hopper" } });
+    expect(await update("2")).toEqual({ id: "2", name: "Grace Hopper" });
+    expect(await update("9")).toBe("There are no customers with an id of: 9");
     const held = await vaults.peek("data");
     expect(held.items.customers).toEqual([
       { id: "1", name: "Ada" },
@@ -601,27 +617,16 @@ describe("tutorials/building-a-restful-crud-web-service: the other vault hooks",
       }),
       ...files,
     });
-    const { openProjectFiles } = await import("../../src/project/open-files.js");
-    const { projectVaults } = await import("../../src/project/vaults.js");
-    const { runIntegration } = await import("../../src/engine/run.js");
-    const { echoAdapter } = await import("../../src/adapters/echo.js");
-    const env = { BASS_STATE_KEY: "7".repeat(64) };
-    const { project } = openProjectFiles({ cwd: dir, env });
-    const vaults = projectVaults(project, env);
-    const run = async (name: string, input: { path?: Record<string, string>; payload?: unknown }) => {
-      const loaded = project.definitions.find((definition) => definition.value.name === name);
-      const result = await runIntegration(
-        project.compile(loaded as never),
-        { payload: {}, ...input },
-        { ...project.limits, adapters: () => echoAdapter, trigger: "test", secrets: [], vaults },
-      );
-      return result.output.payload;
-    };
-    expect(await run("all", {})).toEqual([{ id: "1", name: "Ada" }]);
+    const { run } = withVaults(dir);
+    expect(await run("all", { payload: {} })).toEqual([{ id: "1", name: "Ada" }]);
     expect(await run("add", { payload: { id: "2", name: "Grace" } })).toEqual({ id: "2" });
-    expect(await run("one", { path: { id: "2" } })).toEqual({ id: "2", name: "Grace" });
-    expect(await run("remove", { path: { id: "1" } })).toBe("The customer with an id of 1 has been deleted.");
-    expect(await run("remove", { path: { id: "9" } })).toBe("There are no customers with an id of: 9");
-    expect(await run("all", {})).toEqual([{ id: "2", name: "Grace" }]);
+    expect(await run("one", { path: { id: "2" }, payload: {} })).toEqual({ id: "2", name: "Grace" });
+    expect(await run("remove", { path: { id: "1" }, payload: {} })).toBe(
+      "The customer with an id of 1 has been deleted.",
+    );
+    expect(await run("remove", { path: { id: "9" }, payload: {} })).toBe(
+      "There are no customers with an id of: 9",
+    );
+    expect(await run("all", { payload: {} })).toEqual([{ id: "2", name: "Grace" }]);
   });
 });
