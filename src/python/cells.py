@@ -4,6 +4,7 @@ Loaded once per Python runtime (process or worker thread). JavaScript hands each
 namespace entries and its special functions; the cell's value goes back as plain data.
 """
 
+import ast as _ast
 import datetime
 import decimal as _decimal
 import io
@@ -579,15 +580,21 @@ class _Vault:
 _host = None
 _read = None
 _special = None
+_register_path = None
+_read_path = None
+_write_path = None
 
 
 def connect(host, objects):
     """Gives the cells their host, and cells.py its JavaScript object operations, once per runtime."""
-    global _host, _read, _special, FAILED
+    global _host, _read, _special, _register_path, _read_path, _write_path, FAILED
     global _js_has, _js_get, _js_set, _js_delete, _js_keys, _from_entries
     _host = host
     _read = host.read
     _special = host.special
+    _register_path = host.registerPath
+    _read_path = host.readPath
+    _write_path = host.writePath
     _js_has, _js_get, _js_set = objects.has, objects.get, objects.set
     _js_delete, _js_keys, _from_entries = objects.delete, objects.keys, objects.fromEntries
     FAILED = objects.failed
@@ -814,13 +821,173 @@ class Cell:
         text = code.strip()
         if "\n" not in text:
             try:
-                self.code = compile(text, filename, "eval")
+                self.code = _compiled(text, filename, "eval")
                 self.expression = True
                 return
             except SyntaxError:
                 pass
-        self.code = compile(code, filename, "exec")
+        self.code = _compiled(code, filename, "exec")
         self.expression = False
+
+
+def _compiled(code, filename, mode):
+    tree = _ast.parse(code, filename, mode)
+    tree = _KeyPaths(_bound_names(tree)).visit(tree)
+    return compile(_ast.fix_missing_locations(tree), filename, mode)
+
+
+def _bound_names(tree):
+    """Every name the code binds anywhere: assigned, deleted, defined, imported, a parameter, a capture."""
+    bound = set()
+    for node in _ast.walk(tree):
+        if isinstance(node, _ast.Name) and not isinstance(node.ctx, _ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, _ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, _ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (_ast.Global, _ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, _ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        elif isinstance(getattr(node, "name", None), str):
+            # except … as name, match captures, type parameters
+            bound.add(node.name)
+    return bound
+
+
+# Attribute names a Flex answers itself (methods, its slot, dunders): a read through one is not a key's.
+_FLEX_NAMES = frozenset(dir(Flex)) | _dict_methods.keys() | _list_methods.keys() | _list_reads
+# The names a cell's key path cannot start from: those its globals have before any read of the namespace.
+_NOT_ROOTS = _CELL_GLOBALS.keys() | {"__bass_path__", "__bass_set__", "__builtins__"}
+# Each compiled key path's root name and keys, by the index the host gave it.
+_paths = {}
+
+
+class _KeyPaths(_ast.NodeTransformer):
+    """Compiles each read of `name.key.key…`, where the cell never binds `name`, to `__bass_path__(index)`,
+    and each assignment to one to `__bass_set__(index, value)`: one call to the host for the whole path,
+    where reading it a step at a time crosses to JavaScript at each step. A called method's name stays
+    outside the path (`input.payload.name.strip()`)."""
+
+    def __init__(self, bound):
+        self.bound = bound
+
+    def _index(self, node, names):
+        """The path index of `node.names…` when node is a name the path may start from, else None."""
+        if not isinstance(node, _ast.Name) or node.id in self.bound or node.id in _NOT_ROOTS:
+            return None
+        index = _register_path(".".join((node.id, *names)))
+        _paths[index] = (node.id, tuple(names))
+        return index
+
+    def visit_Call(self, node):
+        if isinstance(node.func, _ast.Attribute):
+            node.func.value = self.visit(node.func.value)
+        else:
+            node.func = self.visit(node.func)
+        node.args = [self.visit(argument) for argument in node.args]
+        node.keywords = [self.visit(keyword) for keyword in node.keywords]
+        return node
+
+    def visit_Attribute(self, node):
+        root, chain = _attribute_chain(node)
+        keys = _data_keys(chain)
+        index = self._index(root, keys) if keys else None
+        if index is None:
+            return self.generic_visit(node)
+        path = _ast.copy_location(_call("__bass_path__", _ast.Constant(index)), chain[len(keys) - 1])
+        if len(keys) == len(chain):
+            return path
+        # The rest of the chain (a method's name, a key past one) reads on from the path's value.
+        chain[len(keys)].value = path
+        return node
+
+    def visit_Assign(self, node):
+        node.value = self.visit(node.value)
+        target = node.targets[0]
+        if len(node.targets) == 1 and isinstance(target, _ast.Attribute):
+            root, chain = _attribute_chain(target.value)
+            names = [step.attr for step in chain] + [target.attr]
+            if len(_data_keys([*chain, target])) == len(names):
+                index = self._index(root, names)
+                if index is not None:
+                    return _ast.copy_location(_ast.Expr(_call("__bass_set__", _ast.Constant(index), node.value)), node)
+        node.targets = [self.visit(each) for each in node.targets]
+        return node
+
+
+def _call(name, *arguments):
+    return _ast.Call(_ast.Name(name, _ast.Load()), list(arguments), [])
+
+
+def _attribute_chain(node):
+    """The name (or other expression) a chain of attribute reads starts from, and its reads, first first."""
+    chain = []
+    while isinstance(node, _ast.Attribute) and isinstance(node.ctx, _ast.Load):
+        chain.append(node)
+        node = node.value
+    chain.reverse()
+    return node, chain
+
+
+def _data_keys(chain):
+    """The names of the chain's first reads that read a key: up to a Flex's own name (a method, a dunder)."""
+    keys = []
+    for step in chain:
+        if step.attr in _FLEX_NAMES or step.attr.startswith("__"):
+            break
+        keys.append(step.attr)
+    return keys
+
+
+def _key_path(index):
+    """A compiled key path's value, as the cell would read it a step at a time: in one call to the host
+    when the path runs through the namespace's objects."""
+    scope = _scope
+    root, keys = _paths[index]
+    if _reads_namespace(scope, root):
+        value = _read_path(index)
+        if value is not None:
+            return wrap(value)
+    return _read_steps(scope, root, keys)
+
+
+def _key_path_set(index, item):
+    """A compiled assignment to a key path, as the cell would make it a step at a time: in one call to the
+    host when the path runs through the namespace's objects."""
+    scope = _scope
+    root, keys = _paths[index]
+    if _reads_namespace(scope, root) and _write_path(index, to_js_value(item)):
+        return
+    setattr(_read_steps(scope, root, keys[:-1]), keys[-1], item)
+
+
+def _reads_namespace(scope, root):
+    """Whether the cell running now would read `root` from the run's namespace: neither it nor keep() set
+    it. (A function a cell made reads against the cell that calls it: cells share their run's names.)"""
+    kept = _kept_objects.get(_run)
+    return root not in scope and (kept is None or root not in kept)
+
+
+def _read_steps(scope, root, keys):
+    try:
+        value = scope[root]
+    except KeyError:
+        # Where the namespace lacks the name, a built-in of that name is read, as for any global.
+        try:
+            value = getattr(scope["__builtins__"], root)
+        except AttributeError:
+            raise NameError(f"name '{root}' is not defined") from None
+    for key in keys:
+        value = getattr(value, key)
+    return value
+
+
+_CELL_GLOBALS["__bass_set__"] = _key_path_set
+_CELL_GLOBALS["__bass_path__"] = _key_path
 
 
 def syntax_error(code, filename):
@@ -1015,7 +1182,8 @@ def _changed_from(values, saved):
 
 def restore_state():
     """Puts back what a run changed in the interpreter for the next run: modules imported, replaced or
-    whose names changed, the built-ins, the import system's lists and the signal handler. A module's names
+    whose names changed, the built-ins, the import system's lists, the signal handler and the decimal
+    context. A module's names
     changed through a function's __globals__ are not seen. Says how many it put back."""
     restored = 0
     modules = sys.modules
@@ -1043,6 +1211,9 @@ def restore_state():
     if signal.getsignal(signal.SIGINT) is not _on_deadline:
         signal.signal(signal.SIGINT, _on_deadline)
         restored += 1
+    # A run starts from the default decimal context, its cells sharing it as the platform's do: no run's
+    # precision or rounding reaches another.
+    _decimal.setcontext(_decimal.Context())
     return restored
 
 
@@ -1062,8 +1233,6 @@ def run_cell(cell, run):
     outer = _scope
     scope = _scope = _Scope(_CELL_GLOBALS)
     scope.absent = set()
-    # Each cell starts from the default decimal context: no run's precision or rounding reaches another.
-    _decimal.setcontext(_decimal.Context())
     _in_cell = True
     try:
         try:

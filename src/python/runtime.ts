@@ -5,6 +5,7 @@ import type { PyodideAPI } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import { errorMessage } from "../errors.js";
 import { type BuiltinsGuard, guardBuiltins, lockFunctionConstructors } from "./host-world.js";
+import { createKeyPaths } from "./key-paths.js";
 import { createWatchdog, type Watchdog } from "./watchdog.js";
 
 /** A cell compiled by CPython (cells.py's Cell). */
@@ -146,9 +147,14 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     if (!running) throw new Error("a Python special function was called outside the cell that had it");
     return running;
   };
+  const readName = (name: string) => now().host.read(now().run, name);
+  const keyPaths = createKeyPaths();
   connect(
     {
-      read: (name: string) => now().host.read(now().run, name),
+      read: readName,
+      registerPath: (path: string) => keyPaths.register(path),
+      readPath: (index: number) => keyPaths.read(index, readName),
+      writePath: (index: number, value: unknown) => keyPaths.write(index, value, readName),
       special: (name: string) => now().host.special(now().run, name),
       readModule: bare((name: unknown) => now().host.readModule(now().run, name)),
       openVault: bare((name: unknown) => {
