@@ -69,8 +69,13 @@ def plain(value):
     return str(value)
 
 
+_SCALARS = frozenset((str, int, float, bool))
+
+
 def to_js_value(value):
     """A value made JavaScript data: JSON's kinds (None as null), bytes as a Uint8Array, JavaScript's own as they are."""
+    if type(value) in _SCALARS:
+        return value
     data = _js_ready(plain(value))
     if data is jsnull or isinstance(data, (bool, int, float, str)) or _js_kind(data) is not None:
         return data

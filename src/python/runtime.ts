@@ -183,11 +183,11 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     cellsRan = false;
     return tainted;
   };
-  // The run of the last cell, without holding it: a cell of another run finds the interpreter put back.
-  let lastRun: WeakRef<object> | undefined;
   // Each run's number, by which cells.py keeps the Python objects keep() was given for the run's later cells.
   const runNumbers = new WeakMap<object, number>();
   let runCount = 0;
+  // The run of the last cell, by its number: a cell of another run finds the interpreter put back.
+  let lastRun = 0;
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
     if (!error) return undefined;
@@ -213,10 +213,15 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
         lockFunctionConstructors();
         builtins = guardBuiltins();
       }
-      if (lastRun?.deref() !== run) {
+      let number = runNumbers.get(run);
+      if (number === undefined) {
+        number = ++runCount;
+        runNumbers.set(run, number);
+      }
+      if (number !== lastRun) {
         checkBuiltins();
         restoreState();
-        lastRun = new WeakRef(run);
+        lastRun = number;
       }
       cellsRan = true;
       const outer = running;
@@ -224,11 +229,6 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       watchdog.arm(deadline, task, key);
       let value: unknown;
       try {
-        let number = runNumbers.get(run);
-        if (number === undefined) {
-          number = ++runCount;
-          runNumbers.set(run, number);
-        }
         value = runCell(cell, number);
       } finally {
         watchdog.disarm();
