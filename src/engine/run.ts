@@ -50,6 +50,12 @@ export interface RunOptions {
   remote?: RemoteCalls | undefined;
   /** The worker pool's number for the task this run is part of (see src/pool/stuck-cells.ts). */
   poolTask?: number | undefined;
+  /**
+   * The run was stopped by this error where nothing could interrupt it (a cell stuck in native code, its
+   * thread ended): it runs again from its input to this failure only, masks, failure hooks and
+   * finally_hook, under `runId` where it had said its start.
+   */
+  stopped?: { error: BassError; runId?: string | undefined; startedAt: number } | undefined;
   cellTimeoutMs: number;
   /** The most bytes the output's payload may have (the project's `limits.output_bytes`); absent, no bound. */
   outputBytes?: number | undefined;
@@ -112,15 +118,16 @@ export function startIntegration(
     integration.definition.timeout_ms ?? options.runTimeoutMs,
     options.timeLeftMs ?? Number.POSITIVE_INFINITY,
   );
-  const startedAt = clock().getTime();
+  const startedAt = Math.min(options.stopped?.startedAt ?? Number.POSITIVE_INFINITY, clock().getTime());
   const state: RunState = {
-    id: createRunId(),
+    id: options.stopped?.runId ?? createRunId(),
     integration,
     trigger: options.trigger,
     rerunOf: options.rerunOf,
     parentRun: options.parent?.runId,
     depth: options.parent?.depth ?? 0,
-    runAsync: options.runAsync ?? integration.definition.run_async === true,
+    // A stopped run's caller has its start already, or waits for its end.
+    runAsync: !options.stopped && (options.runAsync ?? integration.definition.run_async === true),
     callint: options.callint,
     adapters: options.adapters,
     vaults: options.vaults,
@@ -165,7 +172,7 @@ export function startIntegration(
   >;
   const scrub = () => createScrubber([...state.maskedValues, ...options.secrets]);
   // Runs at once up to its first wait: by then an async run's INPUT item is masked.
-  const steps = runSteps(state, inputItem, options.adapters, runTimeoutMs);
+  const steps = runSteps(state, inputItem, options.adapters, runTimeoutMs, options.stopped?.error);
   // Only an async run shows its record before it ends.
   const started = state.runAsync ? maskRecord(buildRecord(state, "running", clock), scrub()) : undefined;
   const completion = steps.then(async () => {
@@ -239,10 +246,12 @@ async function runSteps(
   inputItem: InputItem,
   adapters: AdapterResolver,
   runTimeoutMs: number,
+  stoppedBy: BassError | undefined,
 ): Promise<void> {
-  const { hooks } = state.integration;
+  const hooks = stoppedBy ? hooksLeft(state.integration.hooks, stoppedBy.cell) : state.integration.hooks;
   try {
-    await runPipeline(state, inputItem, adapters, runTimeoutMs);
+    if (stoppedBy) stopAgain(state, inputItem, stoppedBy);
+    else await runPipeline(state, inputItem, adapters, runTimeoutMs);
     // The state hooks and finally_hook may always shape the answer: only the cell limit applies to them.
     state.runDeadline = Number.POSITIVE_INFINITY;
     try {
@@ -259,6 +268,25 @@ async function runSteps(
   } catch (error) {
     if (!(error instanceof RunEnded)) failOnError(state, error);
   }
+}
+
+type Hooks = CompiledIntegration["hooks"];
+
+/**
+ * The integration hooks a run stopped in `cell` has left, as a cell that timed out there would: after a
+ * state hook, finally_hook; after finally_hook, none; else all.
+ */
+function hooksLeft(hooks: Hooks, cell: string | undefined): Hooks {
+  if (cell === "finally_hook") return {};
+  if (cell === "on_success_hook" || cell === "on_failure_hook") return { finally_hook: hooks.finally_hook };
+  return hooks;
+}
+
+/** A stopped run's way to its failure: its INPUT masked, then the error that stopped it. */
+function stopAgain(state: RunState, inputItem: InputItem, error: BassError): void {
+  const [maskInput] = steps as [(state: RunState, inputItem: InputItem) => unknown];
+  maskInput(state, inputItem);
+  failOnError(state, error);
 }
 
 /** The steps up to the service requests, until one fails or the run's time is up. */

@@ -15,6 +15,8 @@ import type {
   RunTaskError,
   RunTaskResult,
   RunWorkerData,
+  StoppedRun,
+  StuckCell,
 } from "../runner/messages.js";
 import {
   closeGraceMs,
@@ -24,7 +26,7 @@ import {
   type RunRequest,
   settledWithin,
 } from "../runner/runner.js";
-import { type StuckCell, stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
+import { stopMessage, stoppedRunResult, WorkerDied, WorkerStopped } from "../runner/stopped.js";
 import { createPythonChildren, hasPython } from "./python-tasks.js";
 import type { RemoteHandler } from "./remote-handler.js";
 import { watchStuckCells } from "./stuck-cells.js";
@@ -146,6 +148,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     const done = () => stuck.end(poolTask);
     let answer: RunTaskResult | RunTaskError | undefined;
     let answered = false;
+    let ended: AfterEnd | undefined;
     try {
       answer = (await pool.run(
         { ...task, port: talk.port, calls: talk.calls, poolTask },
@@ -153,11 +156,7 @@ export function createRunPool(options: RunPoolOptions): RunPool {
       )) as RunTaskResult | RunTaskError;
       answered = true;
     } catch (error) {
-      // The task answers its own errors: a rejection is the worker's end. A task whose run had not acted
-      // outside its worker (it ran beside, or waited behind, another run's stuck cell) runs again.
-      const stopped = stuck.stopped(poolTask);
-      if (attempt === attemptsAtMost || stopped || stuck.acted(poolTask))
-        return failed(task, workerEnd(error, task.integration, poolTask), talk.startedId(), startedAt);
+      ended = afterEnd(task, error, poolTask, attempt, talk.startedId(), startedAt);
     } finally {
       // The worker lets go of the port once the run and its async children have ended: what it said on the
       // port until then (an async run's start) is still read, though the answer came on another one. A
@@ -171,7 +170,36 @@ export function createRunPool(options: RunPoolOptions): RunPool {
         talk.close();
       }
     }
-    return answer === undefined ? run(task, onStarted, python, attempt + 1) : resultOf(answer);
+    if (!ended) return resultOf(answer as RunTaskResult | RunTaskError);
+    if ("result" in ended) return ended.result;
+    // Run again, the same run says its start as before; a stopped run's failure path has said it already.
+    return run(ended.next, ended.next === task ? onStarted : undefined, python, ended.attempt);
+  };
+  type AfterEnd = { result: RunTaskResult } | { next: RunRequest; attempt: number };
+  /**
+   * What a task whose worker ended under it comes to (a rejection is the worker's end: a task answers its
+   * own errors). A run that had not acted outside its worker (it ran beside, or waited behind, another
+   * run's stuck cell) runs again. A run stuck where nothing could interrupt it fails as a timed-out run
+   * does, its failure path running on another worker; one stuck there too, or whose worker died, ends here.
+   */
+  const afterEnd = (
+    task: RunRequest,
+    error: unknown,
+    poolTask: number,
+    attempt: number,
+    startedId: string | undefined,
+    startedAt: number,
+  ): AfterEnd => {
+    if (attempt < attemptsAtMost && !stuck.stopped(poolTask) && !stuck.acted(poolTask))
+      return { next: task, attempt: attempt + 1 };
+    const end = workerEnd(error, task.integration, poolTask);
+    if (!(end instanceof WorkerStopped) || task.stopped)
+      return { result: failed(task, end, startedId, startedAt) };
+    const message = stopMessage(task.integration, end);
+    return {
+      next: { ...task, stopped: { message, cell: end.cell, runId: startedId, startedAt } },
+      attempt: 1,
+    };
   };
   return {
     run: (task, onStarted, python) => run(task, onStarted, python, 1),

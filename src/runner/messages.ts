@@ -61,6 +61,26 @@ export interface RunTask {
   poolTask?: number | undefined;
   /** A callint child's: the run that called it, and callint's mode (see python-tasks.ts). */
   callint?: Pick<RemoteCallintRequest, "parent" | "runAsync"> | undefined;
+  /** The run was stopped where nothing could interrupt it: this task runs its failure path only. */
+  stopped?: StoppedRun | undefined;
+}
+
+/** Where a stuck cell is: its label, its definition's file and its line there. */
+export interface StuckCell {
+  cell: string;
+  file: string;
+  line: number;
+}
+
+/** Why a run's thread was ended under it, for the task that runs its failure path (RunOptions.stopped). */
+export interface StoppedRun {
+  message: string;
+  /** The stuck cell, where the pool could find it. */
+  cell?: StuckCell | undefined;
+  /** The run's id where it had said its start (an async run's 202). */
+  runId?: string | undefined;
+  /** When the run began, in ms since the epoch. */
+  startedAt: number;
 }
 
 /** A record a run's callint child made, as the history store's line. */

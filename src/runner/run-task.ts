@@ -9,7 +9,7 @@ import { type LineOptions, recordLine, resolveHistoryOptions, runFilesOf } from 
 import type { AdapterChoice } from "../project/adapters.js";
 import { createCallintRunner } from "../project/callint.js";
 import type { Project } from "../project/project.js";
-import type { ChildRecord, RunStarted, RunTask, RunTaskResult } from "./messages.js";
+import type { ChildRecord, RunStarted, RunTask, RunTaskResult, StoppedRun } from "./messages.js";
 import { tellingWhenActing, type WaysOut } from "./ways-out.js";
 
 /** Where a task runs: a loaded project, its systems and its vaults, on this thread. */
@@ -123,6 +123,11 @@ export async function runTask(
     remote,
     poolTask: task.poolTask,
     startKept,
+    stopped: task.stopped && {
+      error: stoppedError(task.stopped),
+      runId: task.stopped.runId,
+      startedAt: task.stopped.startedAt,
+    },
   });
   const path = task.input.fullpath ?? "";
   // Sealed once: an async run's start and end lines both keep it.
@@ -167,4 +172,12 @@ export async function runTask(
     maskedValues: caller || task.returnRecord ? result.maskedValues : undefined,
   };
   return later ? { result: answer, children: children.settled() } : { result: answer };
+}
+
+/** The error a stopped run fails with, as a cell that timed out fails its run: at the cell, where known. */
+function stoppedError({ message, cell }: StoppedRun): BassError {
+  return new BassError("CELL_TIMEOUT", message, {
+    cell: cell?.cell,
+    position: cell && { file: cell.file, line: cell.line, column: 1 },
+  });
 }

@@ -1,7 +1,7 @@
 import { stoppedRun } from "../engine/run.js";
 import { errorMessage } from "../errors.js";
 import { recordLine } from "../history/store.js";
-import type { RunTaskResult } from "./messages.js";
+import type { RunTaskResult, StuckCell } from "./messages.js";
 import type { RunName } from "./runner.js";
 
 /** Why a run got no answer from its worker: the thread ended (out of memory, say) while it ran. */
@@ -22,11 +22,10 @@ export class WorkerStopped extends Error {
   }
 }
 
-/** Where a stuck cell is: its label, its definition's file and its line there. */
-export interface StuckCell {
-  cell: string;
-  file: string;
-  line: number;
+/** What a run whose cell was stuck fails with: the cell, and that its thread was ended. */
+export function stopMessage(integration: string, error: WorkerStopped): string {
+  const { cell } = error;
+  return `${cell ? `${integration}: ${cell.cell}: ` : ""}${error.message}: its worker thread was ended and replaced`;
 }
 
 /**
@@ -48,7 +47,7 @@ export function stoppedRunResult(
   const cell = stopped ? error.cell : undefined;
   const message = scrub(
     stopped
-      ? `${cell ? `${task.integration}: ${cell.cell}: ` : ""}${error.message}: its worker thread was ended and replaced`
+      ? stopMessage(task.integration, error)
       : died
         ? `the worker thread running it ended: ${error.message}`
         : `it could not be run: ${errorMessage(error)}`,

@@ -8,6 +8,19 @@ language: python
 endpoints: [{ method: POST, path: /stuck }]
 on_success_hook: |
   output.payload = sum(range(10**12))
+on_failure_hook: |
+  debug("not run: a cell stuck in a state hook leaves finally_hook only")
+finally_hook: |
+  debug("finally_hook ran", "after")
+`;
+const stuckEarly = `name: stuck-early
+language: python
+endpoints: [{ method: POST, path: /stuck-early }]
+before_hook: |
+  sum(range(10**12))
+on_failure_hook: |
+  output.status = 503
+  output.payload = {"code": output.payload.error.code, "from": "on_failure_hook", "name": input.payload.name}
 `;
 const quick = `name: quick
 language: python
@@ -61,6 +74,7 @@ describe("Python integrations in serve's worker threads", () => {
     const record = await recordOf(app, stopped.runId);
     // The record names the stuck cell, and holds the answer the caller got.
     expect(record.items).toEqual([
+      expect.objectContaining({ kind: "INPUT" }),
       expect.objectContaining({
         kind: "FAILURE",
         error: {
@@ -72,11 +86,24 @@ describe("Python integrations in serve's worker threads", () => {
           line: 4,
         },
       }),
+      expect.objectContaining({ kind: "DEBUG", label: "after", data: "finally_hook ran" }),
       expect.objectContaining({ kind: "OUTPUT", data: expect.objectContaining({ status: 504 }) }),
     ]);
     expect(record.duration_ms).toBeGreaterThanOrEqual(200);
     const after = await post(app, "/quick");
     expect(statusAndBody(after)).toEqual([200, { ok: true }]);
+  }, 30_000);
+
+  it("runs the failure hooks of a run stuck in native code, as of any timed-out run", async () => {
+    const app = await serveProject({
+      "bass.config.yaml": "systems: {}\nlimits:\n  cell_timeout_ms: 200\nserve:\n  workers: 1\n",
+      "integrations/stuck-early.yaml": stuckEarly,
+    });
+    const stopped = await post(app, "/stuck-early", { name: "Ada" });
+    expect(statusAndBody(stopped)).toEqual([503, { code: "timeout", from: "on_failure_hook", name: "Ada" }]);
+    const record = await recordOf(app, stopped.runId);
+    expect(record.items.map((item) => item.kind)).toEqual(["INPUT", "FAILURE", "OUTPUT"]);
+    expect(record.items[1]).toMatchObject({ error: { code: "cell_timeout", cell: "before_hook", line: 4 } });
   }, 30_000);
 });
 
