@@ -104,6 +104,11 @@ export const supplements = {
     },
     "/$defs/fieldMapping/properties/include_for_each": { default: "none: the mapping runs once" },
     "/$defs/fieldMapping/properties/value_mapping_set": { default: "none" },
+    "/$defs/fieldMapping/properties/message_substitution_name": {
+      default: "none: `humanize` gives the field back",
+    },
+    "/$defs/validationRule/properties/message_substitution_name": { default: "none" },
+    "/$defs/serviceRequest/properties/message_substitution_name": { default: "none" },
     "/$defs/serviceRequest/properties/service_name": {
       meaning: "Free label of the call, kept in `request.service_name` and the REQUEST item.",
       default: '`"n/a"`',
@@ -358,6 +363,7 @@ Names every cell sees:
 | \`historize(value, label?)\`, \`debug(value, label?)\` | adds a DEBUG item to the run history |
 | \`console.log/info/warn/error(…)\` | adds a LOG item; nothing is printed |
 | \`add_run_label(label)\` | labels the run (\`bass history --label\`) |
+| \`humanize(name)\` | the \`message_substitution_name\` of the field mapping whose \`field\` is \`name\` (with or without list indexes: \`people[2].name\` finds \`people[fidx].name\`), of the validation rule whose \`field\` code it is, or of the service request it is the formula variable of; else \`name\` itself |
 | \`bytes(string, encoding = "utf8")\` | a byte string for \`output.payload\` with a \`Content-Type\` header |
 | \`get_namespace()\` | a copy of the namespace's data for debugging (\`historize(get_namespace())\`), masked as the record is |
 | \`await callint(name, payload, { extended, mode })\` | runs another integration of the project as a run of its own (trigger \`callint\`, \`parent_run\` this run's id) and answers its output \`{ status, headers, payload }\`; the run gets a CALLINT item \`{ run_id, integration, status, duration_ms }\`. \`payload\` is the body of a POST, or with \`extended: true\` an envelope \`{ payload, method, path, params, headers }\`. \`mode: "async"\` answers the child's 202 at once, \`"sync"\` waits though the child is \`run_async\`. A sync child sees this run's namespace as \`parentint\` (read-only), gets what is left of this run's time, and masks in its record what this run masks. A chain is 10 deep at most (a \`callint_depth\` FAILURE) |

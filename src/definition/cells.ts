@@ -26,6 +26,7 @@ export const specialFunctionNames = [
   "console",
   "keep",
   "add_run_label",
+  "humanize",
   "bytes",
   "get_namespace",
   "callint",

@@ -49,6 +49,7 @@ export interface ValidationRule {
   apply_if?: Cell;
   apply_to_each?: Cell;
   abort_on_failure?: boolean;
+  message_substitution_name?: string | null;
   pass_hook?: Cell;
   fail_hook?: Cell;
 }
@@ -62,6 +63,7 @@ export interface FieldMapping {
   include_if?: Cell;
   include_for_each?: Cell;
   value_mapping_set?: string | null;
+  message_substitution_name?: string | null;
   sequence?: number;
 }
 
@@ -87,6 +89,7 @@ export type ServiceRequest = {
   call_if?: Cell;
   call_for_each?: Cell;
   abort_after_execute_request_failure?: boolean;
+  message_substitution_name?: string | null;
   field_mappings?: FieldMapping[];
 } & { [hook in ServiceRequestHook]?: Cell };
 

@@ -14,6 +14,7 @@ import {
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
+import { humanNames } from "./humanize.js";
 import type { MatchSegment } from "./paths.js";
 import { compilePythonCell } from "./python-cell.js";
 import type { CellRealm } from "./realm.js";
@@ -84,6 +85,8 @@ export interface CompiledIntegration {
   inputRules: CompiledRule[];
   serviceRequests: CompiledServiceRequest[];
   valueMappers: ReadonlyMap<string, (value: unknown) => unknown>;
+  /** What `humanize` gives for the names of its parts (see humanize.ts). */
+  humanNames: ReadonlyMap<string, string>;
   /** The names every run's namespace has from its start, which `keep` may not replace (SPEC §4.2). */
   namespaceNames: ReadonlySet<string>;
   /** The realm its cells run in, shared by the integrations of one loaded project. */
@@ -251,6 +254,7 @@ export function compileIntegration(
     inputRules: rulesOf("INPUT"),
     serviceRequests,
     valueMappers,
+    humanNames: humanNames(definition),
     namespaceNames,
     realm,
   };

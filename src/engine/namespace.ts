@@ -1,6 +1,7 @@
 import { loopVariables } from "../definition/cells.js";
 import { callIntegration } from "./callint.js";
 import type { Engine } from "./engine.js";
+import { humanize } from "./humanize.js";
 import { createScrubber } from "./masks.js";
 import { createModuleLoader, type ModuleFiles } from "./modules.js";
 import { moneyLibraries } from "./money.js";
@@ -85,6 +86,7 @@ const specials: Readonly<Record<string, Special>> = {
       setOwn(namespace, name, value);
     }
   },
+  humanize: (state) => (name: unknown) => humanize(state.integration.humanNames, String(name)),
   add_run_label: (state) => (label: unknown) => {
     const text = String(label);
     if (!state.labels.includes(text)) state.labels.push(text);

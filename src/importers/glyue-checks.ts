@@ -94,6 +94,7 @@ function convertRule(row: GlyueRow, scope: CheckScope): Converted<ValidationRule
     apply_if: readCell(row, "apply_if", report),
     apply_to_each: readCell(row, "apply_to_each", report),
     abort_on_failure: readBoolean(row, "abort_on_failure", report),
+    message_substitution_name: readText(row, "message_substitution_name", report),
     pass_hook: readCell(row, "pass_hook", report),
     fail_hook: readCell(row, "fail_hook", report),
   };

@@ -3,7 +3,6 @@ import { about, type GlyueRow, type GlyueTableName, isEmpty } from "./glyue-expo
 import type { ImportReportItem } from "./report.js";
 
 const noSubRequests = "bass has no sub-requests; not carried over";
-const messageName = "bass names a step by its own name in messages; not carried over";
 const preMapping = "pre-mapping notes have no place in a bass definition; not carried over";
 
 /**
@@ -40,10 +39,11 @@ const tableFields: Record<GlyueTableName, { carried: string[]; left?: Record<str
       "call_if",
       "call_for_each",
       "abort_after_execute_request_failure",
+      "message_substitution_name",
       ...serviceRequestHooks,
       "notes",
     ],
-    left: { skip_execute_if_no_sub_requests: noSubRequests, message_substitution_name: messageName },
+    left: { skip_execute_if_no_sub_requests: noSubRequests },
   },
   fieldmapping: {
     carried: [
@@ -55,6 +55,7 @@ const tableFields: Record<GlyueTableName, { carried: string[]; left?: Record<str
       "include_if",
       "include_for_each",
       "valuemappingset",
+      "message_substitution_name",
       "sequence",
       "notes",
     ],
@@ -63,7 +64,6 @@ const tableFields: Record<GlyueTableName, { carried: string[]; left?: Record<str
       target_field_name: preMapping,
       source_record_type: preMapping,
       source_field_name: preMapping,
-      message_substitution_name: messageName,
     },
   },
   mask: {
@@ -92,6 +92,7 @@ const tableFields: Record<GlyueTableName, { carried: string[]; left?: Record<str
       "pass_hook",
       "fail_hook",
       "abort_on_failure",
+      "message_substitution_name",
       "sequence",
       "notes",
     ],
@@ -99,7 +100,6 @@ const tableFields: Record<GlyueTableName, { carried: string[]; left?: Record<str
       valuemappingset: "bass's validation rules map no values; not carried over",
       valuemappingset_side: "bass's validation rules map no values; not carried over",
       max_length: "bass's validation rules have no max_length (check the length in rule); not carried over",
-      message_substitution_name: messageName,
     },
   },
   valuemappingset: {

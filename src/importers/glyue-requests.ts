@@ -118,6 +118,7 @@ function convertServiceRequest(
     // The platform goes on after a failed call unless told to stop; bass stops unless told to go on.
     abort_after_execute_request_failure:
       readBoolean(row, "abort_after_execute_request_failure", report) === true,
+    message_substitution_name: readText(row, "message_substitution_name", report),
   };
   for (const hook of serviceRequestHooks) request[hook] = readCell(row, hook, report);
   const mappings = inSequence(
@@ -148,6 +149,7 @@ function convertFieldMapping(row: GlyueRow, scope: RequestScope): Converted<Fiel
   mapping.include_for_each = readCell(row, "include_for_each", report);
   const set = linkOf(row, "valuemappingset");
   mapping.value_mapping_set = set === undefined ? undefined : scope.setNames.get(set);
+  mapping.message_substitution_name = readText(row, "message_substitution_name", report);
   mapping.sequence = readNumber(row, "sequence", report);
   reportLeftFields(row, report);
   return { value: withoutUndefined(mapping), notes: noteAbove(notesOf(row)) };

@@ -800,6 +800,7 @@ _CELL_GLOBALS = {
     "debug": _debug,
     "map_value": lambda set_name, value: wrap(_special("map_value")(set_name, to_js_value(value))),
     "add_run_label": lambda label: _special("add_run_label")(str(label)),
+    "humanize": lambda name: _special("humanize")(str(name)),
     "get_namespace": lambda: wrap(_special("get_namespace")()),
     "print": _print,
     "open_file": lambda name, mode="r": RunFile(_special("open_file")(name, mode), mode),

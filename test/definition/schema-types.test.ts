@@ -69,6 +69,7 @@ const keys = {
     apply_if: true,
     apply_to_each: true,
     abort_on_failure: true,
+    message_substitution_name: true,
     pass_hook: true,
     fail_hook: true,
   } satisfies Keys<ValidationRule>,
@@ -81,6 +82,7 @@ const keys = {
     include_if: true,
     include_for_each: true,
     value_mapping_set: true,
+    message_substitution_name: true,
     sequence: true,
   } satisfies Keys<FieldMapping>,
   serviceRequest: {
@@ -91,6 +93,7 @@ const keys = {
     call_if: true,
     call_for_each: true,
     abort_after_execute_request_failure: true,
+    message_substitution_name: true,
     before_prepare_request_hook: true,
     after_prepare_request_success_hook: true,
     after_prepare_request_failure_hook: true,

@@ -709,6 +709,37 @@ finally_hook: |
     expect(result.record.labels).toEqual(labels);
   });
 
+  it("humanize gives the readable name of a request, a field mapping or a rule, else the name itself", async () => {
+    const result = await runDefinition(
+      `name: humane
+validation_rules:
+  - type: INPUT
+    field: input.payload.email
+    rule: "true"
+    message_substitution_name: E-mail address
+service_requests:
+  - formula_variable: person
+    system: transform
+    message_substitution_name: The person service
+    field_mappings:
+      - field: names[fidx].first
+        value: fitem
+        include_for_each: "['Ada']"
+        message_substitution_name: First name
+on_success_hook: |
+  output.payload = ["person", "names[0].first", "names.first", "input.payload.email", "other"].map(humanize)
+`,
+      { payload: { email: "ada@example.com" } },
+    );
+    expect(result.output.payload).toEqual([
+      "The person service",
+      "First name",
+      "First name",
+      "E-mail address",
+      "other",
+    ]);
+  });
+
   it.each([
     ['bytes("hello")', "hello", { bytes: 5, preview: "hello" }],
     ['bytes("aGVsbG8=", "base64")', "hello", { bytes: 5, preview: "hello" }],

@@ -57,6 +57,30 @@ describe("convertGlyueExport", () => {
     ]);
   });
 
+  it("carries message_substitution_name, which humanize gives, on requests, mappings and rules", () => {
+    const imported = convert({
+      servicerequest: rows({
+        integration: 1,
+        formula_variable: "x",
+        system: "ECHO",
+        message_substitution_name: "Screening",
+      }),
+      fieldmapping: rows({ servicerequest: 1, field: "f", value: "1", message_substitution_name: "First" }),
+      validationrule: rows({
+        integration: 1,
+        type: "INPUT",
+        field: "input.payload.email",
+        rule: "_",
+        message_substitution_name: "E-mail",
+      }),
+    });
+    const definition = imported.definitions[0]?.value;
+    expect(definition?.service_requests?.[0]?.message_substitution_name).toBe("Screening");
+    expect(definition?.service_requests?.[0]?.field_mappings?.[0]?.message_substitution_name).toBe("First");
+    expect(definition?.validation_rules?.[0]?.message_substitution_name).toBe("E-mail");
+    expect(imported.report).toEqual([]);
+  });
+
   it("maps an empty value to a null literal, and makes a cell's line ends \\n", () => {
     const { mappings } = mappingsOf({ value: "" }, { value: "a = 1\r\nretvalue = a\r\n" });
     expect(mappings).toEqual([

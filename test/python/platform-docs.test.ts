@@ -459,6 +459,38 @@ describe("the other special functions of reference/special_functions", () => {
     expect((await items(hook)).record.labels).toEqual(["loan_id:42", "type:mortgage"]);
   });
 
+  it("humanize.md: gives a field mapping's message substitution name for its field", async () => {
+    const hook = `## Field mapping with:
+## 'Field' of 'sample.value'
+## 'Message Substitution Name' of Sample
+k = humanize("sample.value")
+debug(k)
+# will output 'Sample'
+debug([humanize("people[2].name"), humanize("nothing.named")])`;
+    const result = await items(hook, {
+      service_requests: [
+        {
+          formula_variable: "sample",
+          system: "transform",
+          field_mappings: [
+            { field: "sample.value", literal: 1, message_substitution_name: "Sample" },
+            {
+              field: "people[fidx].name",
+              literal: "Ada",
+              include_for_each: "[1]",
+              message_substitution_name: "Person's name",
+            },
+          ],
+        },
+      ],
+    });
+    const debugs = result.record.items.filter((item) => item.kind === "DEBUG");
+    expect(debugs.map((item) => item.kind === "DEBUG" && item.data)).toEqual([
+      "Sample",
+      ["Person's name", "nothing.named"],
+    ]);
+  });
+
   it("get_namespace.md: gives the namespace, which debug records", async () => {
     const result = await items("current_int_namespace = get_namespace()\ndebug(current_int_namespace)");
     const debug = result.record.items.find((item) => item.kind === "DEBUG");
