@@ -100,7 +100,7 @@ const host: PythonHost<PythonRun> = {
     const started = performance.now();
     // Waited for within the cell's time, as an awaited call of a JavaScript cell is.
     const answer = remote.callint(request, state.cellDeadline - performance.now());
-    return callintAnswered(state, answer, started);
+    return withinTime(state, callintAnswered(state, answer, started));
   },
   calladapter({ namespace }, system, serviceName, payload, options) {
     const state = runStateOf(namespace);
@@ -108,9 +108,18 @@ const host: PythonHost<PythonRun> = {
     const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
     const started = performance.now();
     const response = remote.calladapter(target, request, state.cellDeadline - performance.now());
-    return calladapterAnswered(state, target, request, response, started);
+    return withinTime(state, calladapterAnswered(state, target, request, response, started));
   },
 };
+
+/**
+ * A call's answer, or the cell's time-out where its time ran out while it waited: the cell stops there,
+ * as an awaited call past its deadline stops a JavaScript cell, not when the watchdog's interrupt comes.
+ */
+function withinTime<T>(state: RunState, answer: T): T {
+  if (performance.now() >= state.cellDeadline) throw new Error(timedOut);
+  return answer;
+}
 
 /** The run's remote calls: a Python cell that runs on a thread of its own has them. */
 function remoteOf(state: RunState, name: string): RemoteCalls {
