@@ -662,3 +662,90 @@ describe("tutorials/building-a-restful-crud-web-service: the other vault hooks",
     expect(await run("all", { payload: {} })).toEqual([{ id: "2", name: "Grace" }]);
   });
 });
+
+/** A project whose one system the tests' mocks answer. */
+const codeConnect = "systems:\n  codeconnect:\n    adapter: echo\n";
+
+describe("tutorials/building-a-customer360-retrieval-api-against-fis-codeconnect: hooks and field mappings", () => {
+  it("keeps customerNumber for the mapping's f-string path, and answers the core's response", async () => {
+    const customer = { customerNumber: "00000000001", name: { first: "Ada" } };
+    const definition = stringify({
+      name: "customer360",
+      language: "python",
+      before_hook: 'customerNumber = "00000000001"\nkeep(customerNumber = customerNumber)\n',
+      service_requests: [
+        {
+          formula_variable: "getCustomer",
+          system: "codeconnect",
+          field_mappings: [
+            { field: "_application_id", value: '"CI"', value_type: "string" },
+            { field: "_path", value: 'f"customers/{customerNumber}"', value_type: "string" },
+            { field: "_method", value: '"GET"', value_type: "string" },
+          ],
+          after_overall_success_hook: "output.payload = getCustomer.response.payload\n",
+        },
+      ],
+    });
+    const result = await runDefinition(
+      definition,
+      { payload: {} },
+      { project: codeConnect, mocks: { getCustomer: { success: true, status: 200, payload: customer } } },
+    );
+    const request = result.record.items.find((item) => item.kind === "REQUEST");
+    expect(request?.kind === "REQUEST" && request.request.payload).toEqual({
+      _application_id: "CI",
+      _path: "customers/00000000001",
+      _method: "GET",
+    });
+    expect(result.output.payload).toEqual(customer);
+  });
+});
+
+describe("tutorials/building-a-single-step-integration/4.-crafting-the-output.md", () => {
+  it("reads the first user's first name through lists and keys, into an f-string", async () => {
+    const users = { results: [{ name: { title: "Ms", first: "Grace", last: "Hopper" } }] };
+    const definition = stringify({
+      name: "single-step",
+      language: "python",
+      service_requests: [{ formula_variable: "request_users", system: "codeconnect" }],
+      on_success_hook: [
+        "first_name = request_users.response.payload.results[0].name.first",
+        'summary = f"The new user\'s name is {first_name}."',
+        "output.payload = summary",
+      ].join("\n"),
+    });
+    const result = await runDefinition(
+      definition,
+      { payload: {} },
+      { project: codeConnect, mocks: { request_users: { success: true, status: 200, payload: users } } },
+    );
+    expect(result.output.payload).toBe("The new user's name is Grace.");
+  });
+});
+
+describe("tutorial/first_integration_2.md", () => {
+  it("historizes a response payload under its label (the page's next line is cut off mid-expression)", async () => {
+    const people = [{ Name: "Ada" }, { Name: "Grace" }];
+    const definition = stringify({
+      name: "first",
+      language: "python",
+      service_requests: [
+        {
+          formula_variable: "sw_re",
+          system: "codeconnect",
+          after_execute_request_success_hook:
+            'historize(sw_re.response.payload, label="Salesforce Response Payload")\n',
+        },
+      ],
+    });
+    const result = await runDefinition(
+      definition,
+      { payload: {} },
+      { project: codeConnect, mocks: { sw_re: { success: true, status: 200, payload: people } } },
+    );
+    expect(result.record.items.find((item) => item.kind === "DEBUG")).toMatchObject({
+      label: "Salesforce Response Payload",
+      data: people,
+    });
+  });
+});
