@@ -749,3 +749,91 @@ describe("tutorial/first_integration_2.md", () => {
     });
   });
 });
+
+describe("tutorials/building-a-multi-system-integration/2.-field-mapping.md", () => {
+  it("maps a response read through lists and keys onto the core's nested fields", async () => {
+    const user = {
+      name: { first: "Ada", last: "Lovelace" },
+      email: "ada@example.com",
+      dob: { date: "1815-12-10" },
+    };
+    const mappings: [string, string][] = [
+      ["Name.FirstName", "request_users.response.payload.results[0].name.first"],
+      ["Name.LastName", "request_users.response.payload.results[0].name.last"],
+      [
+        "EmailAddresses.EmailAddress[0].ElectronicAddressLines.ElectronicAddressLine[0].AddrLine",
+        "request_users.response.payload.results[0].email",
+      ],
+      ["Identification.DateOfBirth", "request_users.response.payload.results[0].dob.date"],
+      ["PersTyps.PersTyp[0].PersonTypeCode", '"individual"'],
+      ["url_path", '"/api/integration/fiservdna/person_maintenance"'],
+    ];
+    const definition = stringify({
+      name: "multi-system",
+      language: "python",
+      service_requests: [
+        { formula_variable: "request_users", system: "codeconnect" },
+        {
+          formula_variable: "create_person",
+          system: "codeconnect",
+          field_mappings: mappings.map(([field, value]) => ({ field, value, value_type: "string" })),
+        },
+      ],
+    });
+    const result = await runDefinition(
+      definition,
+      { payload: {} },
+      {
+        project: codeConnect,
+        mocks: {
+          request_users: { success: true, status: 200, payload: { results: [user] } },
+          create_person: { success: true, status: 200, payload: {} },
+        },
+      },
+    );
+    const requests = result.record.items.filter((item) => item.kind === "REQUEST");
+    expect(requests[1]?.kind === "REQUEST" && requests[1].request.payload).toEqual({
+      Name: { FirstName: "Ada", LastName: "Lovelace" },
+      EmailAddresses: {
+        EmailAddress: [
+          { ElectronicAddressLines: { ElectronicAddressLine: [{ AddrLine: "ada@example.com" }] } },
+        ],
+      },
+      Identification: { DateOfBirth: "1815-12-10" },
+      PersTyps: { PersTyp: [{ PersonTypeCode: "individual" }] },
+      url_path: "/api/integration/fiservdna/person_maintenance",
+    });
+  });
+});
+
+describe("tutorials/building-a-basic-integration/input-validation.md", () => {
+  const emailRule = `import re
+
+pattern = r"^\\w[\\w&'\\+\\-\\.]*\\b@[a-zA-Z\\d][a-zA-Z\\d\\-]*\\b\\.[a-zA-Z\\d]+[a-zA-Z\\d\\-]*[a-zA-Z\\d]$"
+retvalue = _ and isinstance(_, str) and re.match(pattern, _)
+`;
+  const limitRule = "not _ or (isinstance(_, int) and _ > 0)";
+  const definition = stringify({
+    name: "hackernews_email_digest",
+    language: "python",
+    validation_rules: [
+      { type: "INPUT", field: "input.payload.email", rule: emailRule },
+      { type: "INPUT", field: "input.payload.limitQuery", rule: limitRule },
+      { type: "INPUT", field: "input.payload.limitEmail", rule: limitRule },
+    ],
+    on_success_hook: 'output.payload = "valid"',
+  });
+
+  it.each([
+    [{ email: "ada@example.com", limitQuery: 5 }, "success"],
+    [{ email: "ada@example.com" }, "success"],
+    [{ email: "not an address" }, "failure"],
+    [{ email: "ada@example.com", limitQuery: -1 }, "failure"],
+    [{ email: "ada@example.com", limitEmail: "5" }, "failure"],
+    [{}, "failure"],
+  ])("checks %j: %s", async (payload, status) => {
+    const result = await runDefinition(definition, { payload });
+    expect(result.status).toBe(status);
+    expect(result.output.status).toBe(status === "success" ? 200 : 422);
+  });
+});
