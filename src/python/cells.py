@@ -1296,18 +1296,7 @@ def cell_facts(code):
     import builtins
 
     tree = ast.parse(code)
-    assigned = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            assigned.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            assigned.add(node.name)
-        elif isinstance(node, ast.arg):
-            assigned.add(node.arg)
-        elif isinstance(node, ast.alias):
-            assigned.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            assigned.add(node.name)
+    assigned = _bound_names(tree)
     known = assigned | set(dir(builtins))
     free = []
     calls = []
