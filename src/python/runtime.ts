@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { isNativeError } from "node:util/types";
 import { createContext, runInContext } from "node:vm";
 import type { PyodideAPI } from "pyodide";
@@ -6,6 +6,7 @@ import type { PyProxy } from "pyodide/ffi";
 import { errorMessage } from "../errors.js";
 import { type BuiltinsGuard, guardBuiltins, lockFunctionConstructors } from "./host-world.js";
 import { createKeyPaths } from "./key-paths.js";
+import { userSnapshot } from "./snapshot.js";
 import { createWatchdog, type Watchdog } from "./watchdog.js";
 
 /** A cell compiled by CPython (cells.py's Cell). */
@@ -95,7 +96,7 @@ const folder = new URL("../python/", import.meta.url);
 let loading: Promise<PythonRuntime> | undefined;
 let loaded: PythonRuntime | undefined;
 
-/** The thread's Python runtime: loaded on the first call, from the build's memory snapshot when there is one. */
+/** The thread's Python runtime: loaded on the first call, from the user's memory snapshot (snapshot.ts). */
 export function loadPython(): Promise<PythonRuntime> {
   loading ??= startPython().then((runtime) => {
     loaded = runtime;
@@ -111,7 +112,7 @@ export function pythonRuntime(): PythonRuntime | undefined {
 
 async function startPython(): Promise<PythonRuntime> {
   const { loadPyodide, version } = await import("pyodide");
-  const snapshotFile = new URL(`python-${version}.snapshot`, folder);
+  const snapshot = await userSnapshot(version);
   const pyodide = await loadPyodide({
     // The JavaScript world Python sees: an empty object of a context that cannot make code from strings,
     // so that `import js` in a cell, were it let through, would find nothing of the host.
@@ -120,7 +121,7 @@ async function startPython(): Promise<PythonRuntime> {
     packages: [],
     stdout: () => {},
     stderr: () => {},
-    ...(existsSync(snapshotFile) ? { _loadSnapshot: readFileSync(snapshotFile) } : {}),
+    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
   });
   return createRuntime(pyodide);
 }
