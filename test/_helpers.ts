@@ -27,6 +27,9 @@ export function createTempDir(files: Record<string, string> = {}): string {
   return dir;
 }
 
+/** bass's own checkout: the package the tests run. */
+export const repoRoot = join(import.meta.dirname, "..");
+
 /** The project file most lint tests use: one http system and one echo system. */
 export const defaultProjectFile = `systems:
   core:

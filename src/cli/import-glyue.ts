@@ -7,6 +7,7 @@ import { type ImportedYaml, stringifyImported } from "../importers/yaml-document
 import { readJsonFile } from "../project/data-file.js";
 import {
   assertNotAFile,
+  firstSteps,
   keepStateOutOfGit,
   refuseTakenFiles,
   schemasFrom,
@@ -18,8 +19,6 @@ export interface ImportGlyueOptions {
   /** The folder to write the project in, as given (default: the current folder). */
   out?: string | undefined;
   cwd: string;
-  /** How the user runs bass (`npx bass` through npx), for the commands printed at the end. */
-  command: string;
 }
 
 const reportFile = "IMPORT-REPORT.md";
@@ -65,11 +64,8 @@ export function runImportGlyue(file: string, options: ImportGlyueOptions, output
       ? `everything was carried over (${reportPath} says so too)\n`
       : `not carried over (${count(report.length, "item")}, also in ${reportPath}):\n${report.map((item) => `  ${formatReportItem(item)}\n`).join("")}`,
   );
-  const steps = [
-    ...(where === "." ? [] : [`cd ${where}`]),
-    `${options.command} validate`,
-    `${options.command} list`,
-  ];
+  const { steps: first, bass } = firstSteps(target, where);
+  const steps = [...first, `${bass} validate`, `${bass} list`];
   output.stdout(`Next:\n${steps.map((step) => `  ${step}\n`).join("")}`);
   return 0;
 }

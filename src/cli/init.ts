@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import {
   assertNotAFile,
+  firstSteps,
   keepStateOutOfGit,
   packageRoot,
   refuseTakenFiles,
@@ -17,8 +18,6 @@ export type InitTemplate = (typeof initTemplates)[number];
 export interface InitOptions {
   template: InitTemplate;
   cwd: string;
-  /** How the user runs bass (`npx bass` through npx), for the commands printed at the end. */
-  command: string;
 }
 
 const templateFolders: Record<InitTemplate, string> = {
@@ -45,13 +44,14 @@ export function runInit(dir: string | undefined, options: InitOptions, output: O
   keepStateOutOfGit(target);
   const where = relative(options.cwd, target) || ".";
   output.stdout(`made a bass project in ${where} (${files.length} files). Next:\n`);
+  const { steps: first, bass } = firstSteps(target, where);
   const steps = [
-    ...(where === "." ? [] : [`cd ${where}`]),
-    `${options.command} validate`,
+    ...first,
+    `${bass} validate`,
     options.template === "samples"
-      ? `${options.command} run customers.create --input inputs/customers.create.json`
-      : `${options.command} run customers.retrieve --input inputs/customers.retrieve.json --input-envelope`,
-    `${options.command} test`,
+      ? `${bass} run customers.create --input inputs/customers.create.json`
+      : `${bass} run customers.retrieve --input inputs/customers.retrieve.json --input-envelope`,
+    `${bass} test`,
   ];
   output.stdout(steps.map((step) => `  ${step}\n`).join(""));
   return 0;

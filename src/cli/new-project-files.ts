@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, posix, relative, sep } from "node:path";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BassError } from "../errors.js";
 
@@ -53,4 +53,35 @@ export function keepStateOutOfGit(target: string): void {
   const present = existsSync(path) ? readFileSync(path, "utf8") : "";
   if (/^\/?\.bass\/?$/m.test(present)) return;
   appendFileSync(path, `${present === "" || present.endsWith("\n") ? "" : "\n"}.bass/\n`);
+}
+
+/**
+ * The first next steps bass prints after making a project in `target` (`where`, as the user named it), and
+ * the command the other steps run bass with there: `bass` for a global install, `npx bass` where a project
+ * there or above has bass installed (or the folder is in bass's own checkout), and otherwise `npx bass`
+ * after installing this bass into the project.
+ */
+export function firstSteps(target: string, where: string): { steps: string[]; bass: string } {
+  const steps = where === "." ? [] : [`cd ${where}`];
+  if (isGlobal()) return { steps, bass: "bass" };
+  if (installedFor(target)) return { steps, bass: "npx bass" };
+  const from = relative(target, packageRoot) || ".";
+  const path = from.startsWith(".") || from.startsWith(sep) ? from : `./${from}`;
+  return { steps: [...steps, `npm install --save-dev ${path}`], bass: "npx bass" };
+}
+
+/** Whether `npx bass` in `folder` finds this bass: installed in a project there or above, or its checkout. */
+function installedFor(folder: string): boolean {
+  if (!relative(packageRoot, folder).startsWith("..")) return true;
+  for (let dir = folder; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", "bass", "package.json"))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+/** Whether this bass is npm's global install (`npm install -g`), whose `bass` is on the PATH. */
+function isGlobal(): boolean {
+  const prefix = process.env.npm_config_prefix ?? dirname(dirname(process.execPath));
+  const roots = [join(prefix, "lib", "node_modules"), join(dirname(process.execPath), "node_modules")];
+  return roots.some((root) => resolve(packageRoot) === join(root, "bass"));
 }

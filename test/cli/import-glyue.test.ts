@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { definition as checkDefinition, project as checkProject } from "../../schema/validators.js";
 import type { Definition, ProjectConfig } from "../../src/definition/types.js";
-import { createTempDir, runCli } from "../_helpers.js";
+import { createTempDir, repoRoot, runCli } from "../_helpers.js";
 
 const fixture = readFileSync(join(import.meta.dirname, "..", "fixtures", "glyue", "export.json"), "utf8");
 const exported = JSON.parse(fixture);
@@ -38,7 +38,7 @@ const reportLines = [
 
 describe("bass import glyue", () => {
   it("writes a definition per integration, the project file, the report and .gitignore, and says what next", async () => {
-    const { result, read } = await importFixture();
+    const { dir, result, read } = await importFixture();
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe(
@@ -48,8 +48,9 @@ describe("bass import glyue", () => {
         ...reportLines.map((line) => `  ${line}`),
         "Next:",
         "  cd project",
-        "  bass validate",
-        "  bass list",
+        `  npm install --save-dev ${relative(join(dir, "project"), repoRoot)}`,
+        "  npx bass validate",
+        "  npx bass list",
         "",
       ].join("\n"),
     );

@@ -1,20 +1,22 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTempDir, runCli } from "../_helpers.js";
+import { createTempDir, repoRoot, runCli } from "../_helpers.js";
 
 describe("bass init", () => {
   it("makes a project that validates, runs and passes its test, and prints what to do next", async () => {
     const parent = createTempDir();
     const made = await runCli(["init", "shop"], { cwd: parent });
     expect(made.code).toBe(0);
+    // No project there has bass installed: the steps install this one first.
     expect(made.stdout).toBe(
       [
         "made a bass project in shop (4 files). Next:",
         "  cd shop",
-        "  bass validate",
-        "  bass run customers.retrieve --input inputs/customers.retrieve.json --input-envelope",
-        "  bass test",
+        `  npm install --save-dev ${relative(join(parent, "shop"), repoRoot)}`,
+        "  npx bass validate",
+        "  npx bass run customers.retrieve --input inputs/customers.retrieve.json --input-envelope",
+        "  npx bass test",
         "",
       ].join("\n"),
     );
@@ -67,7 +69,7 @@ describe("bass init", () => {
     const dir = createTempDir();
     const made = await runCli(["init", "--template", "samples"], { cwd: dir });
     expect(made.code).toBe(0);
-    expect(made.stdout).toContain("  bass run customers.create --input inputs/customers.create.json\n");
+    expect(made.stdout).toContain("  npx bass run customers.create --input inputs/customers.create.json\n");
     const list = await runCli(["list", "--json"], { cwd: dir });
     expect(JSON.parse(list.stdout).map((item: { name: string }) => item.name)).toEqual([
       "customers.create",
@@ -107,6 +109,12 @@ describe("bass list", () => {
 });
 
 describe("the commands bass prints", () => {
+  it("after init, run the bass a project there has installed, with no step to install it", async () => {
+    const dir = createTempDir({ "node_modules/bass/package.json": '{ "name": "bass" }' });
+    const made = await runCli(["init", "p"], { cwd: dir });
+    expect(made.stdout.split("\n").slice(1, 3)).toEqual(["  cd p", "  npx bass validate"]);
+  });
+
   it("are written as npx bass when npx ran it", async () => {
     const dir = createTempDir();
     const made = await runCli(["init", "p"], { cwd: dir, env: { npm_command: "exec", NO_COLOR: "1" } });
