@@ -19,6 +19,8 @@ export interface ImportGlyueOptions {
   /** The folder to write the project in, as given (default: the current folder). */
   out?: string | undefined;
   cwd: string;
+  /** How the user runs bass (`npx bass` through npx), for the commands printed at the end. */
+  command: string;
 }
 
 const reportFile = "IMPORT-REPORT.md";
@@ -64,7 +66,7 @@ export function runImportGlyue(file: string, options: ImportGlyueOptions, output
       ? `everything was carried over (${reportPath} says so too)\n`
       : `not carried over (${count(report.length, "item")}, also in ${reportPath}):\n${report.map((item) => `  ${formatReportItem(item)}\n`).join("")}`,
   );
-  const { steps: first, bass } = firstSteps(target, where);
+  const { steps: first, bass } = firstSteps(target, where, options.command);
   const steps = [...first, `${bass} validate`, `${bass} list`];
   output.stdout(`Next:\n${steps.map((step) => `  ${step}\n`).join("")}`);
   return 0;

@@ -18,6 +18,8 @@ export type InitTemplate = (typeof initTemplates)[number];
 export interface InitOptions {
   template: InitTemplate;
   cwd: string;
+  /** How the user runs bass (`npx bass` through npx), for the commands printed at the end. */
+  command: string;
 }
 
 const templateFolders: Record<InitTemplate, string> = {
@@ -44,7 +46,7 @@ export function runInit(dir: string | undefined, options: InitOptions, output: O
   keepStateOutOfGit(target);
   const where = relative(options.cwd, target) || ".";
   output.stdout(`made a bass project in ${where} (${files.length} files). Next:\n`);
-  const { steps: first, bass } = firstSteps(target, where);
+  const { steps: first, bass } = firstSteps(target, where, options.command);
   const steps = [
     ...first,
     `${bass} validate`,

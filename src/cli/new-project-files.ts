@@ -57,14 +57,17 @@ export function keepStateOutOfGit(target: string): void {
 
 /**
  * The first next steps bass prints after making a project in `target` (`where`, as the user named it), and
- * the command the other steps run bass with there: `bass` for a global install, `npx bass` where a project
- * there or above has bass installed (or the folder is in bass's own checkout), and otherwise `npx bass`
- * after installing this bass into the project.
+ * the command the other steps run bass with there: as the user ran it (`invoked`) where that finds this
+ * bass (a project there or above has it installed, the folder is in bass's own checkout, or it is a global
+ * install), and otherwise `npx bass` after installing this bass into the project.
  */
-export function firstSteps(target: string, where: string): { steps: string[]; bass: string } {
+export function firstSteps(
+  target: string,
+  where: string,
+  invoked: string,
+): { steps: string[]; bass: string } {
   const steps = where === "." ? [] : [`cd ${where}`];
-  if (isGlobal()) return { steps, bass: "bass" };
-  if (installedFor(target)) return { steps, bass: "npx bass" };
+  if (installedFor(target) || isGlobal()) return { steps, bass: invoked };
   const from = relative(target, packageRoot) || ".";
   const path = from.startsWith(".") || from.startsWith(sep) ? from : `./${from}`;
   return { steps: [...steps, `npm install --save-dev ${path}`], bass: "npx bass" };

@@ -218,7 +218,7 @@ export function createProgram(context: ProgramContext): Command {
       const { runInit } = await import("./init.js");
       context.exitCode = runInit(
         dir,
-        { template: options.template, cwd: context.cwd },
+        { template: options.template, cwd: context.cwd, command: invokedAs(context.env) },
         await outputFor({ ...options, project: undefined }),
       );
     });
@@ -253,7 +253,7 @@ export function createProgram(context: ProgramContext): Command {
       const { runImportGlyue } = await import("./import-glyue.js");
       context.exitCode = runImportGlyue(
         file,
-        { out: options.out, cwd: context.cwd },
+        { out: options.out, cwd: context.cwd, command: invokedAs(context.env) },
         await outputFor({ ...options, project: undefined }),
       );
     });

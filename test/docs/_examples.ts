@@ -1,9 +1,20 @@
 import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 
 export const repoRoot = join(import.meta.dirname, "..", "..");
 const bin = join(repoRoot, "bin", "bass.js");
+
+/**
+ * `dir` as the docs' reader has it: a folder whose project installed bass (`node_modules/bass`, this
+ * checkout), so that the steps bass prints after `init` and `import` run it as the docs show.
+ */
+export function withBassInstalled(dir: string): string {
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(repoRoot, join(dir, "node_modules", "bass"), "dir");
+  return dir;
+}
 
 export interface ShellResult {
   code: number;

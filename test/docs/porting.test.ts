@@ -8,6 +8,7 @@ import {
   repoRoot,
   runExample,
   startExample,
+  withBassInstalled,
   withoutRunIds,
 } from "./_examples.js";
 import { examplesOf, markdownBlocks } from "./_markdown.js";
@@ -21,7 +22,7 @@ const alike = (text: string) => withoutRunIds(normalize(text));
 
 describe("docs/porting.md, walked as a reader does", () => {
   it("imports the docs' export, and validates, runs, tests and serves it as the page shows", async () => {
-    const root = createTempDir();
+    const root = withBassInstalled(createTempDir());
     mkdirSync(join(root, "docs", "porting"), { recursive: true });
     cpSync(join(repoRoot, "docs", "porting", "export.json"), join(root, "docs", "porting", "export.json"));
     const port = String(await freePort());

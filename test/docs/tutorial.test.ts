@@ -227,7 +227,7 @@ describe("docs/tutorial.md", () => {
  * first line, `npm ci` in the checkout, is what `.ci/run` does before the suite runs.
  */
 function install(root: string, project: string, lines: readonly string[]): void {
-  expect(lines[0]).toBe("(cd ../bass && npm ci)");
+  expect(lines[0]).toBe("(cd bass && npm ci)");
   symlinkSync(repoRoot, join(root, "bass"));
   // npm would run the checkout's `prepare` (a build) on the link: this suite runs on that build.
   const result = runExample(lines.slice(1).join(" && "), {
