@@ -325,13 +325,13 @@ system answered \`success: false\` or could not be reached), 504 (a time-out) or
 with \`{ "error": { "code", "message", "run_id", "details" } }\`. The choices bass makes where the
 specification is silent — how cells see globals, time limits, RESPONSE rules on error answers, masking
 by value — are listed in the README under
-[How runs behave](../README.md#how-runs-behave).
+[How runs behave](behaviour.md#how-runs-behave).
 `,
   project: `\`\${env:NAME}\` and \`\${env:NAME:-default}\` may appear in any string. A variable that is not set
 and has no default is a warning of \`bass validate\` (\`env-unset\`) and stops \`run\`, \`serve\` and
 \`test\` (exit 2). A value that came from the environment (other than in a \`base_url\`) is a secret:
 it is never printed and is masked in the run history. Systems and adapters are described in the README
-under [Systems and adapters](../README.md#systems-and-adapters).
+under [Systems and adapters](behaviour.md#systems-and-adapters).
 `,
   test: `\`bass test\` runs every \`*.test.yaml\` of the project (or the files and folders it is given). Each
 case runs the integration once with \`trigger: test\`, answering its service requests from \`mocks\`

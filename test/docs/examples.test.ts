@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTempDir } from "../_helpers.js";
@@ -16,7 +16,8 @@ import {
 import { markdownBlocks } from "./_markdown.js";
 
 // docs/tutorial.md has a test of its own (tutorial.test.ts), which runs its steps in order.
-const docs = ["README.md", "docs/cli.md", "docs/ci.md", "docs/mockcore.md"];
+// docs/architecture.md and bench/README.md hold no command blocks; a test below checks they stay so.
+const docs = ["README.md", "docs/behaviour.md", "docs/cli.md", "docs/ci.md", "docs/mockcore.md"];
 
 /** A command of the docs, where it stands, and the output a console block shows under it. */
 interface DocExample {
@@ -449,7 +450,19 @@ function runBefore(
 
 const allExamples = docs.flatMap(docExamples);
 
-describe("the examples of README.md, docs/cli.md, docs/ci.md and docs/mockcore.md", () => {
+describe("the examples of README.md and docs/", () => {
+  it("stand in pages this test or a test of their own runs", () => {
+    const runElsewhere = ["docs/tutorial.md", "docs/porting.md"];
+    const pages = [
+      "README.md",
+      "bench/README.md",
+      ...readdirSync(join(repoRoot, "docs")).map((name) => `docs/${name}`),
+    ]
+      .filter((page) => page.endsWith(".md"))
+      .filter((page) => /^```(sh|console|bash|shell)\b/m.test(readFileSync(join(repoRoot, page), "utf8")));
+    expect(pages.filter((page) => !docs.includes(page) && !runElsewhere.includes(page))).toEqual([]);
+  });
+
   it("are each in the table of how they run", () => {
     const unknown = allExamples
       .filter((example) => !Object.hasOwn(examples, example.command))
