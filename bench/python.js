@@ -106,7 +106,7 @@ async function compileCells() {
   }
 }
 
-const bin = new URL("../bin/bass.js", import.meta.url).pathname;
+const bin = new URL("../bin/bass.cjs", import.meta.url).pathname;
 
 /**
  * `bass run` of a Python integration against its floor, in one run: a bare load of the Python runtime from

@@ -4,7 +4,7 @@ import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pairRatios, runCommand, startupEnvironments, timeCommands } from "./lib.js";
 
-const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const bundleMain = new URL("../dist/cli-bundle/main.js", import.meta.url).href;
 const samples = fileURLToPath(new URL("../samples", import.meta.url));
 
@@ -42,7 +42,7 @@ export async function measureRunStart({ runs = 15 } = {}) {
     const live = run.filter((_, index) => index < run.indexOf("--mock") || index > run.indexOf("--mock") + 1);
     assertRunSucceeds(live, /^P0000\d\d$/);
 
-    // The live run as bin/bass.js starts it, but for V8's flag: undici's WebAssembly parser then gets
+    // The live run as bin/bass.cjs starts it, but for V8's flag: undici's WebAssembly parser then gets
     // optimized code as well as baseline code, as in any other node process.
     const unflagged = [
       process.execPath,
@@ -100,7 +100,7 @@ export async function measureRunStart({ runs = 15 } = {}) {
           value: liveRun.median,
           baseline: { ms: unflaggedRun.median, label: "without --liftoff-only" },
           ratio: flagged,
-          note: `the live run as bin/bass.js starts it (V8's --liftoff-only for a one-shot run) takes ${flagged.median.toFixed(2)}× the CPU time of the same run without the flag (${spread(flagged)}; below 1 is a gain)`,
+          note: `the live run as bin/bass.cjs starts it (V8's --liftoff-only for a one-shot run) takes ${flagged.median.toFixed(2)}× the CPU time of the same run without the flag (${spread(flagged)}; below 1 is a gain)`,
         },
       ];
     });

@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from "node:util";
 import autocannon from "autocannon";
 import { median } from "./lib.js";
 
-const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const baselines = fileURLToPath(new URL("./serve-baselines.js", import.meta.url));
 const samples = fileURLToPath(new URL("../samples", import.meta.url));
 

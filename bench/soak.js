@@ -12,7 +12,7 @@ import { stringify } from "yaml";
 
 const seconds = Number(process.argv[2] ?? 60);
 const normalConnections = 8;
-const bin = new URL("../bin/bass.js", import.meta.url).pathname;
+const bin = new URL("../bin/bass.cjs", import.meta.url).pathname;
 
 /** The hostile cells, each behind a POST endpoint named after it, and the answer each must get. */
 const hostile = {

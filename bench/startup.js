@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { pairRatios, startupEnvironments, timeCommands } from "./lib.js";
 
-const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 
 /**
  * Start-up: `bass --version` and `bass --help` against a bare `node -e 0`, CPU time of the whole process,

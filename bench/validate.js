@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { pairRatios, runCommand, timeCommands } from "./lib.js";
 import { createBenchProject } from "./project.js";
 
-const bass = fileURLToPath(new URL("../bin/bass.js", import.meta.url));
+const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const parseFiles = fileURLToPath(new URL("./parse-files.js", import.meta.url));
 const DEFINITIONS = 1000;
 

@@ -1,7 +1,6 @@
-// Bundles the CLI into dist/cli-bundle/, which bin/bass.js runs: a few files load faster than the hundred
-// small ones tsc writes. The entry holds only the commander wiring, so `--version` and `--help` load no
-// command; each command, and each heavy dependency a command imports lazily, is a chunk of its own.
-// tsc's per-file dist/ stays as it is: it is the package's API (`exports`) and what tests spawn directly.
+// Bundles the CLI into dist/cli-bundle/, which bin/bass.cjs runs: one file loads faster than the hundred
+// small ones tsc writes, and than chunks through the ES module loader. tsc's per-file dist/ stays as it
+// is: it is the package's API (`exports`) and what tests spawn directly.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,25 +59,39 @@ const lazyHttp2Client = {
   },
 };
 
-await build({
-  // The worker threads that run integrations start from a file of their own.
-  entryPoints: { main: "src/cli/main.ts", "run-worker": "src/pool/run-worker.ts" },
+const shared = {
   // Pyodide loads its WebAssembly and standard library from beside its own files: it stays where npm
   // put it.
   external: ["pyodide"],
   outdir: "dist/cli-bundle",
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
-  target: "node20.18",
-  // The CommonJS packages bundled here (commander, undici) call require() for node's built-ins.
-  banner: {
-    js: 'import { createRequire as __bassCreateRequire } from "node:module";\nconst require = __bassCreateRequire(import.meta.url);',
-  },
-  chunkNames: "chunk-[hash]",
+  target: "node20.19",
   define: { __BASS_BUILD_ID__: JSON.stringify(buildId()) },
   legalComments: "none",
   plugins: [lazyChildProcess, lazyHttp2Client],
   logLevel: "warning",
+};
+
+// The CLI: one CommonJS file, which bin/bass.cjs's launcher compiles from V8's code cache (src/cli/launch.ts).
+// A module's code that a command does not import runs no more than it did in chunks of their own.
+await build({
+  ...shared,
+  entryPoints: { main: "src/cli/main.ts", launch: "src/cli/launch.ts" },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  // What the sources read as import.meta.url: the bundle's own file, so paths from it hold as from a chunk.
+  define: { ...shared.define, "import.meta.url": "__bassFileUrl" },
+  banner: { js: 'const __bassFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+
+// The worker threads that run integrations start from a file of their own, an ES module.
+await build({
+  ...shared,
+  entryPoints: { "run-worker": "src/pool/run-worker.ts" },
+  format: "esm",
+  // The CommonJS packages bundled here (commander, undici) call require() for node's built-ins.
+  banner: {
+    js: 'import { createRequire as __bassCreateRequire } from "node:module";\nconst require = __bassCreateRequire(import.meta.url);',
+  },
 });

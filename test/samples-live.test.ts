@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { createTempDir, runCli } from "./_helpers.js";
 
 const samples = join(import.meta.dirname, "..", "samples");
-const bin = join(import.meta.dirname, "..", "bin", "bass.js");
+const bin = join(import.meta.dirname, "..", "bin", "bass.cjs");
 
 /** A fresh copy of samples/: its own history and its own mock core data file. */
 function samplesCopy(): string {
@@ -186,7 +186,7 @@ describe("--record and --replay", () => {
   });
 });
 
-describe("the installed command (bin/bass.js, the bundled CLI)", () => {
+describe("the installed command (bin/bass.cjs, the bundled CLI)", () => {
   it("runs a sample live against the embedded mock core, and mocked", async () => {
     const dir = samplesCopy();
     const bass = (...args: string[]) =>

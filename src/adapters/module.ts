@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { SystemConfig } from "../definition/types.js";
 import { BassError } from "../errors.js";
+import { importModule } from "../import-module.js";
 import type { Adapter, AdapterCallContext, AdapterRequest, AdapterResponse } from "./adapter.js";
 
 /** What a module adapter exports (SPEC §8). */
@@ -20,7 +21,7 @@ export async function loadModuleAdapter(
     throw new BassError("ADAPTER_UNAVAILABLE", `${where} not found (looked for ${path})`);
   let loaded: Record<string, unknown>;
   try {
-    loaded = await import(pathToFileURL(path).href);
+    loaded = await importModule(pathToFileURL(path).href);
   } catch (error) {
     throw new BassError("ADAPTER_UNAVAILABLE", `${where} cannot be loaded: ${(error as Error).message}`, {
       cause: error,

@@ -41,8 +41,8 @@ const pythonLoaded = data.python
 // adds the sealed text to the record's line.
 const sealer = data.stateKey ? createSealer(data.stateKey) : undefined;
 
-// The thread's engine: a rejection a cell left fails that cell, never the worker (as bin/bass.js does for
-// the main thread).
+// The thread's engine: a rejection a cell left fails that cell, never the worker (as src/cli/launch.ts
+// does for the main thread).
 const engine = createEngine();
 engine.cellReporter = cellReporter;
 process.on("unhandledRejection", (reason, promise) => {

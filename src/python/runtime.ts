@@ -4,6 +4,7 @@ import { createContext, runInContext } from "node:vm";
 import type { PyodideAPI } from "pyodide";
 import type { PyProxy } from "pyodide/ffi";
 import { errorMessage } from "../errors.js";
+import { importModule } from "../import-module.js";
 import { type BuiltinsGuard, guardBuiltins, lockFunctionConstructors } from "./host-world.js";
 import { createKeyPaths } from "./key-paths.js";
 import { userSnapshot } from "./snapshot.js";
@@ -91,7 +92,7 @@ export interface PythonRuntime {
   checkBuiltins(): boolean;
 }
 
-// dist/python: beside this file in tsc's build, and one folder over from the CLI bundle's chunks.
+// dist/python: beside this file in tsc's build, and one folder over from the CLI bundle.
 const folder = new URL("../python/", import.meta.url);
 let loading: Promise<PythonRuntime> | undefined;
 let loaded: PythonRuntime | undefined;
@@ -111,7 +112,7 @@ export function pythonRuntime(): PythonRuntime | undefined {
 }
 
 async function startPython(): Promise<PythonRuntime> {
-  const { loadPyodide, version } = await import("pyodide");
+  const { loadPyodide, version } = await importModule<typeof import("pyodide")>("pyodide");
   const snapshot = await userSnapshot(version);
   const pyodide = await loadPyodide({
     // The JavaScript world Python sees: an empty object of a context that cannot make code from strings,

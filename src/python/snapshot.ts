@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { userCacheDir } from "../cache-dir.js";
 
-// dist/python: beside this file in tsc's build, one folder over from the CLI bundle's chunks; run from the
+// dist/python: beside this file in tsc's build, one folder over from the CLI bundle; run from the
 // sources (tests), the build's: `npm test` builds it first.
 const makerFile = new URL(
   import.meta.url.endsWith(".ts") ? "../../dist/python/make-snapshot.js" : "../python/make-snapshot.js",
@@ -14,17 +14,9 @@ const makerFile = new URL(
 const makerPatienceMs = 120_000;
 const lookAgainMs = 100;
 
-/**
- * Where this user keeps Python's start-up snapshot for Pyodide `version`: `BASS_CACHE_DIR`, else
- * `$XDG_CACHE_HOME/bass`, else `~/.cache/bass` (`%LOCALAPPDATA%\bass` on Windows).
- */
+/** Where this user keeps Python's start-up snapshot for Pyodide `version` (see userCacheDir). */
 export function snapshotPath(version: string, env: NodeJS.ProcessEnv = process.env): string {
-  const dir =
-    env.BASS_CACHE_DIR ||
-    (env.XDG_CACHE_HOME && join(env.XDG_CACHE_HOME, "bass")) ||
-    (process.platform === "win32" && env.LOCALAPPDATA && join(env.LOCALAPPDATA, "bass")) ||
-    join(homedir(), ".cache", "bass");
-  return join(dir, `python-${version}.snapshot`);
+  return join(userCacheDir(env), `python-${version}.snapshot`);
 }
 
 /**

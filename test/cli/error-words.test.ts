@@ -7,7 +7,7 @@ import { createHistoryStore, resolveHistoryOptions } from "../../src/history/sto
 import { systemErrorMessage, systemReason } from "../../src/system-error.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
-const bin = join(import.meta.dirname, "../../bin/bass.js");
+const bin = join(import.meta.dirname, "../../bin/bass.cjs");
 const project = () =>
   createTempDir({
     "bass.config.yaml": "systems: {}\n",

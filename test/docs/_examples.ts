@@ -4,7 +4,7 @@ import { constants } from "node:os";
 import { join } from "node:path";
 
 export const repoRoot = join(import.meta.dirname, "..", "..");
-const bin = join(repoRoot, "bin", "bass.js");
+const bin = join(repoRoot, "bin", "bass.cjs");
 
 /**
  * `dir` as the docs' reader has it: a folder whose project installed bass (`node_modules/bass`, this

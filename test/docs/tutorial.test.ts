@@ -266,7 +266,7 @@ interface Serve {
 async function startServe(cwd: string): Promise<Serve> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(repoRoot, "bin", "bass.js"), "serve", "--port", "0"],
+    [join(repoRoot, "bin", "bass.cjs"), "serve", "--port", "0"],
     {
       cwd,
       env: { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1" },

@@ -3,7 +3,7 @@ import { createEngine } from "../../src/engine/engine.js";
 import type { Item } from "../../src/engine/types.js";
 import { runDefinition } from "../_helpers.js";
 
-// As bin/bass.js does: a rejection a cell left is noted for its cell, never the test process's failure.
+// As bin/bass.cjs does: a rejection a cell left is noted for its cell, never the test process's failure.
 const engine = createEngine();
 const guard = (reason: unknown, promise: Promise<unknown>) => {
   if (!engine.rejections.note(reason, promise)) throw reason;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { runMockcore } from "../../src/cli/mockcore.js";
 import { captureOutput, createTempDir, runCli, stopSignal } from "../_helpers.js";
 
-const bin = join(import.meta.dirname, "../../bin/bass.js");
+const bin = join(import.meta.dirname, "../../bin/bass.cjs");
 const listening = /^mockcore listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 describe("bass mockcore as a process (the built CLI)", () => {

@@ -18,7 +18,7 @@ import { followSharedMockcore, startSharedMockcore } from "../../src/mockcore/sh
 import { startSystems } from "../../src/project/systems.js";
 import { createTempDir, runCli } from "../_helpers.js";
 
-const bin = join(import.meta.dirname, "../../bin/bass.js");
+const bin = join(import.meta.dirname, "../../bin/bass.cjs");
 const samples = join(import.meta.dirname, "../../samples");
 
 /** Whether the core at `url` answers a GET of a demo person. */

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
 
-const bin = join(import.meta.dirname, "../../bin/bass.js");
+const bin = join(import.meta.dirname, "../../bin/bass.cjs");
 const listening = /bass serve listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
 export interface ServeProcess {

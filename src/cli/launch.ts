@@ -1,0 +1,77 @@
+// Starts the CLI bundle for bin/bass.cjs (built to dist/cli-bundle/launch.cjs): the bundle is one file,
+// compiled from V8's code cache when an earlier run of the same build, Node and flags left one.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import Module, { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { constants, Script } from "node:vm";
+import { userCacheDir } from "../cache-dir.js";
+import { lentImport } from "../import-module.js";
+import type { guardCellRejections, main } from "./main.js";
+
+declare const __BASS_BUILD_ID__: string | undefined;
+
+interface Cli {
+  main: typeof main;
+  guardCellRejections: typeof guardCellRejections;
+}
+
+/** Runs bass with the command line's arguments and sets the process's exit code. */
+export async function launch(args: readonly string[]): Promise<void> {
+  // Node 22.1 and later keep the compiled code of the ES modules bass loads later (worker threads, Pyodide).
+  (Module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  const flags = v8Flags(args);
+  // Set before the bundle is compiled: a code cache holds the flags it was made under.
+  for (const flag of flags) setFlagsFromString(flag);
+  const bundle = fileURLToPath(new URL("main.cjs", import.meta.url));
+  const cacheFile = join(
+    userCacheDir(),
+    `cli-${typeof __BASS_BUILD_ID__ === "string" ? __BASS_BUILD_ID__ : "sources"}-${process.version}-${process.arch}${flags.length > 1 ? "-liftoff" : ""}.code`,
+  );
+  const cachedData = readOrNothing(cacheFile);
+  // esbuild writes the bundle as ASCII, so reading it as latin1 spares decoding UTF-8.
+  const script = new Script(Module.wrap(readFileSync(bundle, "latin1")), {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  // Node 20 loses the import() of a script compiled from a code cache: the bundle imports through this one.
+  (globalThis as { [lentImport]?: unknown })[lentImport] = (specifier: string) => import(specifier);
+  const cli: { exports: Partial<Cli> } = { exports: {} };
+  script.runInThisContext()(cli.exports, createRequire(bundle), cli, bundle, dirname(bundle));
+  const { guardCellRejections, main } = cli.exports as Cli;
+  process.exitCode = await main(args, { engine: guardCellRejections() });
+  // After the run, the cache holds what it compiled too: the next start of the same command compiles less.
+  if (cachedData === undefined || script.cachedDataRejected) keep(cacheFile, script.createCachedData());
+}
+
+/**
+ * The V8 flags of this process: the cells' regular expressions fall back to the linear-time engine (the
+ * realm asks for it too); a one-shot live run parses a few HTTP answers, for which V8's baseline code for
+ * undici's WebAssembly parser is enough, and compiling its optimized code costs more than the run.
+ */
+function v8Flags(args: readonly string[]): string[] {
+  const flags = ["--enable-experimental-regexp-engine-on-excessive-backtracks"];
+  const command = args.find((arg) => !arg.startsWith("-"));
+  if (command === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg))) flags.push("--liftoff-only");
+  return flags;
+}
+
+function readOrNothing(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the cache whole or not at all; one that cannot be written only costs the next start its work. */
+function keep(file: string, data: Buffer): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, data);
+    renameSync(temp, file);
+  } catch {}
+}

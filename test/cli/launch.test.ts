@@ -1,0 +1,52 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createTempDir, repoRoot } from "../_helpers.js";
+
+const bin = join(repoRoot, "bin", "bass.cjs");
+
+/** bass as a user starts it, with its own user cache folder. */
+function bass(args: string[], cwd: string, cacheDir: string) {
+  return spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, BASS_CACHE_DIR: cacheDir, NO_COLOR: "1" },
+  });
+}
+
+describe("bin/bass.cjs", () => {
+  it("answers --version with the package's version", () => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const answered = bass(["--version"], repoRoot, createTempDir());
+    expect([answered.status, answered.stdout]).toEqual([0, `${version}\n`]);
+  });
+
+  it("runs from V8's code cache once a run made it, adapter modules' imports included", () => {
+    const cacheDir = createTempDir();
+    const project = createTempDir({
+      "bass.config.yaml": "systems:\n  greeter:\n    adapter: ./greeter.mjs\n",
+      "greeter.mjs":
+        "export async function execute(request) {\n  return { success: true, status: 200, payload: { hello: request.payload.name }, messages: [] };\n}\n",
+      "integrations/greet.yaml": `name: greet
+service_requests:
+  - formula_variable: greeting
+    system: greeter
+    field_mappings:
+      - field: name
+        value: input.payload.name
+on_success_hook: output.payload = greeting.response.payload
+`,
+      "ada.json": '{ "name": "Ada" }',
+    });
+    const run = () => bass(["run", "greet", "--input", "ada.json", "--json"], project, cacheDir);
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(cacheDir).filter((name) => name.endsWith(".code"))).toHaveLength(1);
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout).output.payload).toEqual({ hello: "Ada" });
+  }, 30_000);
+});
