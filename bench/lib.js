@@ -72,16 +72,43 @@ export function runCommand(argv, cwd, env) {
   return result.stdout;
 }
 
+/** The newest LTS line of Node, which users run and CI tests as well as the machine's own. */
+const newestLts = "24";
+let ltsNode;
+
 /**
- * The environments start-up is timed in: this process's, and where it sets NODE_EXTRA_CA_CERTS, the same
- * without it. With it set, every node process (`node -e 0` too) parses those certificates as it starts,
- * which on these machines doubles a bare start and so hides much of what a command adds to it.
+ * The environments start-up is timed in, each with the node that runs it. The goals are judged without
+ * NODE_EXTRA_CA_CERTS, as users start node, on this machine's Node and on the newest LTS (from the npm
+ * registry, skipped with a note where npx cannot fetch it); where the machine sets the variable, its own
+ * environment informs too. With it set, every node process (`node -e 0` too) parses those certificates as
+ * it starts, which on these machines doubles a bare start and so hides much of what a command adds to it.
  */
 export function startupEnvironments() {
-  const machine = { label: "", env: process.env };
-  if (process.env.NODE_EXTRA_CA_CERTS === undefined) return [machine];
-  const { NODE_EXTRA_CA_CERTS: _, ...clean } = process.env;
-  return [machine, { label: ", no NODE_EXTRA_CA_CERTS", env: clean, clean: true }];
+  const { NODE_EXTRA_CA_CERTS, ...clean } = process.env;
+  const environments = [{ label: "", env: clean, node: process.execPath, judged: true }];
+  ltsNode ??= findNode(newestLts);
+  if (ltsNode) environments.push({ label: `, Node ${newestLts}`, env: clean, node: ltsNode, judged: true });
+  if (NODE_EXTRA_CA_CERTS !== undefined)
+    environments.push({
+      label: ", NODE_EXTRA_CA_CERTS set",
+      env: process.env,
+      node: process.execPath,
+      judged: false,
+    });
+  return environments;
+}
+
+/** The path of Node `major`'s binary from the npm registry (npx caches it), or "" where it cannot be had. */
+function findNode(major) {
+  const found = spawnSync("npx", ["-y", "-p", `node@${major}`, "--", "node", "-p", "process.execPath"], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (found.status === 0) return found.stdout.trim();
+  console.error(
+    `start-up on Node ${major} not measured: npx could not run it (${found.stderr.trim().slice(0, 200)})`,
+  );
+  return "";
 }
 
 const columns = [34, 14, 40, 8, 13, 28, 6];

@@ -6,16 +6,16 @@ const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 /**
  * Start-up: `bass --version` and `bass --help` against a bare `node -e 0`, CPU time of the whole process,
  * taking turns after a warm-up round, so each ratio is what bass adds to node. Timed in each of
- * `startupEnvironments()`; the goal is judged in the machine's own.
+ * `startupEnvironments()`; the goal (`--version`) is judged where it says.
  */
 export async function measureStartup({ runs = 20 } = {}) {
-  const bare = [process.execPath, "-e", "0"];
-  const commands = [
-    ["--version", [process.execPath, bass, "--version"]],
-    ["--help", [process.execPath, bass, "--help"]],
-  ];
-  return startupEnvironments().flatMap(({ label, env, clean }) => {
-    const [bareTimes, ...timed] = timeCommands([bare, ...commands.map(([, argv]) => argv)], { runs, env });
+  const flags = ["--version", "--help"];
+  return startupEnvironments().flatMap(({ label, env, node, judged }) => {
+    const commands = flags.map((flag) => [flag, [node, bass, flag]]);
+    const [bareTimes, ...timed] = timeCommands([[node, "-e", "0"], ...commands.map(([, argv]) => argv)], {
+      runs,
+      env,
+    });
     return commands.map(([flag], index) => {
       const times = timed[index];
       const ratio = pairRatios(times, bareTimes);
@@ -24,7 +24,7 @@ export async function measureStartup({ runs = 20 } = {}) {
         value: times.median,
         baseline: { ms: bareTimes.median, label: "node -e 0 (CPU)" },
         ratio,
-        ...(clean ? {} : { goal: { text: "at most 1.3×", max: 1.3, of: "ratio" } }),
+        ...(judged && flag === "--version" ? { goal: { text: "at most 1.3×", max: 1.3, of: "ratio" } } : {}),
         note: `bass ${flag}${label} takes ${ratio.median.toFixed(2)}× the CPU time (user + sys) of a bare node start (median of ${runs} pairs, spread ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×)`,
       };
     });
