@@ -1,6 +1,6 @@
 // Starts the CLI bundle for bin/bass.cjs (built to dist/cli-bundle/launch.cjs): the bundle is one file,
 // compiled from V8's code cache when an earlier run of the same build, Node and flags left one.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,10 +25,9 @@ export async function launch(args: readonly string[]): Promise<void> {
   // Set before the bundle is compiled: a code cache holds the flags it was made under.
   for (const flag of flags) setFlagsFromString(flag);
   const bundle = fileURLToPath(new URL("main.cjs", import.meta.url));
-  const cacheFile = join(
-    userCacheDir(),
-    `cli-${typeof __BASS_BUILD_ID__ === "string" ? __BASS_BUILD_ID__ : "sources"}-${process.version}-${process.arch}${flags.length > 1 ? "-liftoff" : ""}.code`,
-  );
+  const build = typeof __BASS_BUILD_ID__ === "string" ? __BASS_BUILD_ID__ : "sources";
+  const variant = flags.includes("--liftoff-only") ? "-liftoff" : "";
+  const cacheFile = join(userCacheDir(), `cli-${build}-${process.version}-${process.arch}${variant}.code`);
   const cachedData = readOrNothing(cacheFile);
   // esbuild writes the bundle as ASCII, so reading it as latin1 spares decoding UTF-8.
   const script = new Script(Module.wrap(readFileSync(bundle, "latin1")), {
@@ -43,7 +42,10 @@ export async function launch(args: readonly string[]): Promise<void> {
   const { guardCellRejections, main } = cli.exports as Cli;
   process.exitCode = await main(args, { engine: guardCellRejections() });
   // After the run, the cache holds what it compiled too: the next start of the same command compiles less.
-  if (cachedData === undefined || script.cachedDataRejected) keep(cacheFile, script.createCachedData());
+  if (cachedData === undefined || script.cachedDataRejected) {
+    keep(cacheFile, script.createCachedData());
+    forgetOldBuilds(dirname(cacheFile), build);
+  }
 }
 
 /**
@@ -64,6 +66,20 @@ function readOrNothing(file: string): Buffer | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How long another build's cache is kept after it was written: another project may still run that build. */
+const oldBuildMs = 7 * 24 * 3600_000;
+
+/** Removes the caches of other builds written more than a week ago. */
+function forgetOldBuilds(dir: string, build: string): void {
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!/^cli-.*\.code$/.test(name) || name.startsWith(`cli-${build}-`)) continue;
+      const file = join(dir, name);
+      if (Date.now() - statSync(file).mtimeMs > oldBuildMs) rmSync(file, { force: true });
+    }
+  } catch {}
 }
 
 /** Writes the cache whole or not at all; one that cannot be written only costs the next start its work. */

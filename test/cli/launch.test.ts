@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTempDir, repoRoot } from "../_helpers.js";
@@ -41,10 +41,17 @@ on_success_hook: output.payload = greeting.response.payload
 `,
       "ada.json": '{ "name": "Ada" }',
     });
+    // Another build's caches: one written eight days ago, which goes, and one of today, which stays.
+    writeFileSync(join(cacheDir, "cli-old-v0-x64.code"), "");
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000);
+    utimesSync(join(cacheDir, "cli-old-v0-x64.code"), eightDaysAgo, eightDaysAgo);
+    writeFileSync(join(cacheDir, "cli-recent-v0-x64.code"), "");
     const run = () => bass(["run", "greet", "--input", "ada.json", "--json"], project, cacheDir);
     const first = run();
     expect(first.status, first.stderr).toBe(0);
-    expect(readdirSync(cacheDir).filter((name) => name.endsWith(".code"))).toHaveLength(1);
+    const cached = readdirSync(cacheDir).filter((name) => name.endsWith(".code"));
+    expect(cached).toHaveLength(2);
+    expect(cached).toContain("cli-recent-v0-x64.code");
     const second = run();
     expect(second.status, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout).output.payload).toEqual({ hello: "Ada" });
