@@ -2,6 +2,7 @@ import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types"
 import { setFlagsFromString } from "node:v8";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import { tameSource } from "../tame.js";
 import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
@@ -307,26 +308,7 @@ const bootstrap = String.raw`(host) => {
       }
     }
   };
-  // A frozen prototype's data property cannot be shadowed by assignment (\`error.name = …\`, \`obj.toString
-  // = …\` throw in strict mode): the usual ones become accessors whose setter defines the property on the
-  // object assigned to, as the override works on an unfrozen prototype.
-  const overridable = ["constructor", "toString", "toLocaleString", "valueOf", "name", "message", "toJSON"];
-  const tame = (prototype) => {
-    for (const key of overridable) {
-      const property = Reflect.getOwnPropertyDescriptor(prototype, key);
-      if (!property || !("value" in property) || !property.configurable) continue;
-      const { value } = property;
-      Object.defineProperty(prototype, key, {
-        get: () => value,
-        set(assigned) {
-          if (this === prototype) throw new TypeError("Cannot assign to read only property '" + key + "' of a frozen prototype");
-          Object.defineProperty(this, key, { value: assigned, writable: true, enumerable: true, configurable: true });
-        },
-        enumerable: property.enumerable,
-        configurable: false,
-      });
-    }
-  };
+  const tame = ${tameSource};
   for (const Kind of [Object, Array, Function, Error, TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError, AggregateError, Date, RegExp, Promise, Map, Set])
     tame(Kind.prototype);
   // The global object itself cannot be frozen, and no cell reaches it: its properties can.

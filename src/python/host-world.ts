@@ -6,6 +6,8 @@
  * code, and the built-ins a cell could reach are frozen in a worker thread (`freezeReachableBuiltins`), or
  * checked after a run's cells and put back where a cell changed them (`guardBuiltins`).
  */
+import { runInThisContext } from "node:vm";
+import { tameSource } from "../tame.js";
 
 /** The constructors of the four kinds of function, each reached as its prototype's `constructor`. */
 function functionPrototypes(): object[] {
@@ -91,41 +93,18 @@ export interface BuiltinsGuard {
 }
 
 /**
- * The names whose assignment on an object a frozen prototype would refuse (`error.name = …`): each becomes
- * an accessor whose setter defines the property on the object assigned to, as on an unfrozen prototype.
- */
-const overridable = ["constructor", "toString", "toLocaleString", "valueOf", "name", "message", "toJSON"];
-
-/**
  * Freezes the built-ins a Python cell can reach, after their function constructors are locked: a worker
  * thread that runs Python cells does so once, and no cell can change them, so only what stays unfrozen
  * is checked after its cells. The usual names stay assignable on the objects that inherit them.
  */
 export function freezeReachableBuiltins(): void {
+  const tame = runInThisContext(tameSource) as (target: object) => void;
   lockFunctionConstructors();
   for (const target of reachableBuiltins()) {
     // Error's stackTraceLimit is set by Pyodide and undici as they make errors, and V8 reads it as a data
     // property: Error stays unfrozen, and is checked after each task instead (see guardBuiltins).
     if (target === Error || Object.isFrozen(target)) continue;
-    for (const key of overridable) {
-      const property = Reflect.getOwnPropertyDescriptor(target, key);
-      if (!property || !("value" in property) || !property.configurable) continue;
-      const { value } = property;
-      Object.defineProperty(target, key, {
-        get: () => value,
-        set(this: object, assigned: unknown) {
-          if (this === target) throw new TypeError(`Cannot assign to read only property '${key}'`);
-          Object.defineProperty(this, key, {
-            value: assigned,
-            writable: true,
-            enumerable: true,
-            configurable: true,
-          });
-        },
-        enumerable: property.enumerable,
-        configurable: false,
-      });
-    }
+    tame(target);
     Object.freeze(target);
   }
 }
