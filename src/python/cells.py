@@ -46,12 +46,13 @@ def _js_kind(value):
     return kind
 
 
-def plain(value):
-    """A value as plain data, as JSON holds it: what a cell stores or gives back."""
+def plain(value, none=None):
+    """A value as plain data, as JSON holds it: what a cell stores or gives back. `none` stands for None
+    and null at any depth (to_js_value gives jsnull: to_js makes None undefined, which JSON leaves out)."""
     if isinstance(value, Flex):
         value = object.__getattribute__(value, "_v")
     if value is None or value is jsnull:
-        return None
+        return none
     if isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, _decimal.Decimal):
@@ -61,9 +62,9 @@ def plain(value):
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
+        return {str(key): plain(item, none) for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(item) for item in value]
+        return [plain(item, none) for item in value]
     if _js_kind(value) is not None:
         return value
     return str(value)
@@ -76,21 +77,10 @@ def to_js_value(value):
     """A value made JavaScript data: JSON's kinds (None as null), bytes as a Uint8Array, JavaScript's own as they are."""
     if type(value) in _SCALARS:
         return value
-    data = _js_ready(plain(value))
+    data = plain(value, jsnull)
     if data is jsnull or isinstance(data, (bool, int, float, str)) or _js_kind(data) is not None:
         return data
     return to_js(data, dict_converter=_from_entries, create_pyproxies=False)
-
-
-def _js_ready(data):
-    """Plain data with None as jsnull: to_js makes None undefined, which JSON leaves out."""
-    if data is None:
-        return jsnull
-    if isinstance(data, dict):
-        return {key: _js_ready(item) for key, item in data.items()}
-    if isinstance(data, list):
-        return [_js_ready(item) for item in data]
-    return data
 
 
 def wrap(value):
@@ -1189,8 +1179,8 @@ def _changed_from(values, saved):
 def restore_state():
     """Puts back what a run changed in the interpreter for the next run: modules imported, replaced or
     whose names changed, the built-ins, the import system's lists, the signal handler and the decimal
-    context. A module's names
-    changed through a function's __globals__ are not seen. Says how many it put back."""
+    context. A module's names changed through a function's __globals__ are not seen. Says how many it put
+    back."""
     restored = 0
     modules = sys.modules
     if _changed_from(modules.values(), _saved_module_list):
