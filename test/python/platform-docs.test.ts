@@ -51,12 +51,21 @@ function withVaults(dir: string) {
 
 type ServeApp = Awaited<ReturnType<typeof createServeApp>>;
 
-/** serve over these integrations (Python cells in a worker: their calls need one), closed at the end. */
-async function serve(integrations: Record<string, object>): Promise<ServeApp> {
+/**
+ * serve over these integrations, each a definition or, as text, a Python on_success_hook (Python cells in
+ * a worker: their calls need one), closed at the end.
+ */
+async function serve(integrations: Record<string, object | string>): Promise<ServeApp> {
   const files = Object.fromEntries(
     Object.entries(integrations).map(([name, definition]) => [
       `integrations/${name}.yaml`,
-      stringify({ name, endpoints: [{ method: "POST", path: `/${name}` }], ...definition }),
+      stringify({
+        name,
+        endpoints: [{ method: "POST", path: `/${name}` }],
+        ...(typeof definition === "string"
+          ? { language: "python", on_success_hook: definition }
+          : definition),
+      }),
     ]),
   );
   const dir = createTempDir({
@@ -83,22 +92,19 @@ describe("reference/special_functions/callint.md", () => {
     const app = await serve({
       user: { on_success_hook: "output.payload = {'method': input.method, 'payload': input.payload}" },
       test_integration: { on_success_hook: "output.payload = {'got': input.payload}" },
-      caller: {
-        language: "python",
-        on_success_hook: [
-          'payload = "input_str"',
-          'x = callint("test_integration", payload)',
-          "payload_with_method = {",
-          '    "payload": {',
-          '        "firstName": "Sally",',
-          '        "lastName": "Smith",',
-          "    },",
-          '    "method": "POST"',
-          "}",
-          'y = callint("user", payload_with_method, extended_payload=True)',
-          "output.payload = {'x': x.payload.unwrap(), 'y': y.payload.unwrap()}",
-        ].join("\n"),
-      },
+      caller: [
+        'payload = "input_str"',
+        'x = callint("test_integration", payload)',
+        "payload_with_method = {",
+        '    "payload": {',
+        '        "firstName": "Sally",',
+        '        "lastName": "Smith",',
+        "    },",
+        '    "method": "POST"',
+        "}",
+        'y = callint("user", payload_with_method, extended_payload=True)',
+        "output.payload = {'x': x.payload.unwrap(), 'y': y.payload.unwrap()}",
+      ].join("\n"),
     });
     expect(await post(app, "/caller")).toEqual({
       status: 200,
@@ -113,27 +119,20 @@ describe("reference/special_functions/callint.md", () => {
 describe("reference/special_functions/calladapter.md", () => {
   it("calls an adapter with label and payload as keywords, and reads response.success", async () => {
     const app = await serve({
-      caller: {
-        language: "python",
-        on_success_hook: [
-          'x = calladapter("ECHO", "N/A", label="Internal adapter call", payload="x")',
-          "",
-          "if x.response.success == True:",
-          '    historize("call_successful")',
-          "output.payload = {'success': x.response.success, 'payload': x.response.payload}",
-        ].join("\n"),
-      },
+      caller: [
+        'x = calladapter("ECHO", "N/A", label="Internal adapter call", payload="x")',
+        "",
+        "if x.response.success == True:",
+        '    historize("call_successful")',
+        "output.payload = {'success': x.response.success, 'payload': x.response.payload}",
+      ].join("\n"),
     });
     expect(await post(app, "/caller")).toEqual({ status: 200, body: { success: true, payload: "x" } });
   }, 30_000);
 
   it("takes label before payload when they are given in order", async () => {
     const app = await serve({
-      caller: {
-        language: "python",
-        on_success_hook:
-          'x = calladapter("ECHO", "N/A", "by position", {"a": 1})\noutput.payload = x.response.payload',
-      },
+      caller: 'x = calladapter("ECHO", "N/A", "by position", {"a": 1})\noutput.payload = x.response.payload',
     });
     expect(await post(app, "/caller")).toEqual({ status: 200, body: { a: 1 } });
   }, 30_000);
@@ -561,16 +560,8 @@ describe("reference/special_variables", () => {
 
   it("parentint.md: a sync child reads its parent's input and run id", async () => {
     const app = await serve({
-      child: {
-        language: "python",
-        on_success_hook:
-          "output.payload = {'parent': parentint.input.payload.unwrap(), 'id': parentint.run_history_id}",
-      },
-      parent: {
-        language: "python",
-        on_success_hook:
-          "output.payload = {'child': callint('child', {}).payload.unwrap(), 'me': run_history_id}",
-      },
+      child: "output.payload = {'parent': parentint.input.payload.unwrap(), 'id': parentint.run_history_id}",
+      parent: "output.payload = {'child': callint('child', {}).payload.unwrap(), 'me': run_history_id}",
     });
     const answer = await post(app, "/parent", { loan: 7 });
     const body = answer.body as { child: { parent: unknown; id: string }; me: string };
