@@ -14,12 +14,6 @@ import { calladapterAnswered, calladapterRequest } from "./service-requests.js";
 
 const timedOut = "the cell ran past its time limit";
 
-/** The run a Python cell runs for: its namespace, and its integration's realm. */
-interface PythonRun {
-  namespace: Namespace;
-  realm: CellRealm;
-}
-
 /**
  * Compiles a Python cell once, with CPython (its syntax errors at their file line), into a cell the engine
  * runs as it runs JavaScript's: its value plain data, its errors and time-outs placed at their line.
@@ -40,9 +34,10 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
     });
   }
   const runNow = (namespace: Namespace, deadline: number) => {
-    const run = pythonRunOf(namespace, context.realm);
     const task = runStateOf(namespace).poolTask ?? unknownTask;
-    const outcome: PythonOutcome = runtime.run(compiled.cell, run, host, deadline, task, key);
+    // The run is its namespace: a map from it to anything that held the namespace would keep every run
+    // alive through the young generation's collections (a WeakMap's value holding its key).
+    const outcome: PythonOutcome = runtime.run(compiled.cell, namespace, host, deadline, task, key);
     if (outcome.ok) return outcome.value;
     // An error met past the deadline is the time-out's: a call the cell waited for gave up at it, before the
     // interrupt came.
@@ -64,27 +59,15 @@ export function compilePythonCell(cell: CellRef, context: CompileCellContext): C
   };
 }
 
-// One per run, its namespace's: the runtime puts the interpreter back when a cell of another run comes.
-const pythonRuns = new WeakMap<Namespace, PythonRun>();
-
-function pythonRunOf(namespace: Namespace, realm: CellRealm): PythonRun {
-  let run = pythonRuns.get(namespace);
-  if (!run) {
-    run = { namespace, realm };
-    pythonRuns.set(namespace, run);
-  }
-  return run;
-}
-
 /** What Python cells ask of bass for their run: its names, special functions, shared modules, vaults and
  * calls. One for every run: no run's object crosses into Python. */
-const host: PythonHost<PythonRun> = {
-  read({ namespace }, name) {
+const host: PythonHost<Namespace> = {
+  read(namespace, name) {
     return Object.hasOwn(namespace, name) ? namespace[name] : undefined;
   },
-  special: ({ namespace }, name) => namespace[name],
-  readModule: ({ realm }, name) => moduleReader(realm)(name),
-  openVault({ namespace }, name) {
+  special: (namespace, name) => namespace[name],
+  readModule: (namespace, name) => moduleReader(runStateOf(namespace).integration.realm)(name),
+  openVault(namespace, name) {
     const state = runStateOf(namespace);
     if (!state.vaults) throw new Error("open_vault: this run has no vaults");
     const held = state.vaults.openNow(String(name), state.cellDeadline, runMasks(state));
@@ -93,7 +76,7 @@ const host: PythonHost<PythonRun> = {
     state.holds.push(held.release);
     return held;
   },
-  callint({ namespace }, name, payload, options) {
+  callint(namespace, name, payload, options) {
     const state = runStateOf(namespace);
     const remote = remoteOf(state, "callint");
     const request = callintRequest(state, () => namespaceData(namespace), [name, payload, options as never]);
@@ -102,7 +85,7 @@ const host: PythonHost<PythonRun> = {
     const answer = remote.callint(request, state.cellDeadline - performance.now());
     return withinTime(state, callintAnswered(state, answer, started));
   },
-  calladapter({ namespace }, system, serviceName, payload, options) {
+  calladapter(namespace, system, serviceName, payload, options) {
     const state = runStateOf(namespace);
     const remote = remoteOf(state, "calladapter");
     const { target, request } = calladapterRequest([system, serviceName, payload, options as never]);
