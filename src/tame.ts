@@ -4,7 +4,7 @@
  * the object assigned to, as the override works on an unfrozen prototype. Source, evaluated where it is
  * used (the cells' realm, a Python worker's own world), so that its accessors are that world's functions.
  */
-export const tameSource = String.raw`(target) => {
+export const tameSource = `(target) => {
   for (const key of ["constructor", "toString", "toLocaleString", "valueOf", "name", "message", "toJSON"]) {
     const property = Reflect.getOwnPropertyDescriptor(target, key);
     if (!property || !("value" in property) || !property.configurable) continue;
