@@ -27,7 +27,11 @@ export async function launch(args: readonly string[]): Promise<void> {
   const bundle = fileURLToPath(new URL("main.cjs", import.meta.url));
   const build = typeof __BASS_BUILD_ID__ === "string" ? __BASS_BUILD_ID__ : "sources";
   const variant = flags.includes("--liftoff-only") ? "-liftoff" : "";
-  const cacheFile = join(userCacheDir(), `cli-${build}-${process.version}-${process.arch}${variant}.code`);
+  // One cache per command: each holds the code its own command compiled, not the first command's.
+  const cacheFile = join(
+    userCacheDir(),
+    `cli-${build}-${process.version}-${process.arch}${variant}-${commandOf(args)}.code`,
+  );
   const cachedData = readOrNothing(cacheFile);
   // esbuild writes the bundle as ASCII, so reading it as latin1 spares decoding UTF-8.
   const script = new Script(Module.wrap(readFileSync(bundle, "latin1")), {
@@ -55,9 +59,15 @@ export async function launch(args: readonly string[]): Promise<void> {
  */
 function v8Flags(args: readonly string[]): string[] {
   const flags = ["--enable-experimental-regexp-engine-on-excessive-backtracks"];
-  const command = args.find((arg) => !arg.startsWith("-"));
-  if (command === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg))) flags.push("--liftoff-only");
+  if (commandOf(args) === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg)))
+    flags.push("--liftoff-only");
   return flags;
+}
+
+/** The command a command line runs, as a file name may hold it: its first word, or "bass" for none. */
+function commandOf(args: readonly string[]): string {
+  const word = args.find((arg) => !arg.startsWith("-")) ?? "bass";
+  return /^[a-z]+$/.test(word) ? word : "other";
 }
 
 function readOrNothing(file: string): Buffer | undefined {

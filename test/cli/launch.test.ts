@@ -56,4 +56,13 @@ on_success_hook: output.payload = greeting.response.payload
     expect(second.status, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout).output.payload).toEqual({ hello: "Ada" });
   }, 30_000);
+
+  it("keeps a code cache for each command, so a run's is not the first command's", () => {
+    const cacheDir = createTempDir();
+    const project = createTempDir({ "bass.config.yaml": "systems: {}\n" });
+    expect(bass(["list"], project, cacheDir).status).toBe(0);
+    expect(bass(["validate"], project, cacheDir).status).toBe(0);
+    const cached = readdirSync(cacheDir).filter((name) => name.endsWith(".code"));
+    expect(cached.map((name) => name.replace(/^.*-/, "")).sort()).toEqual(["list.code", "validate.code"]);
+  }, 30_000);
 });
