@@ -15,7 +15,6 @@ import type {
   RunTaskError,
   RunTaskResult,
   RunWorkerData,
-  StoppedRun,
   StuckCell,
 } from "../runner/messages.js";
 import {

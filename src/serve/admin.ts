@@ -28,7 +28,8 @@ type RunAgain = (rerun: RerunJob) => Promise<HandledResponse>;
  */
 export async function handleAdmin(
   url: RequestTarget,
-  method: string,
+  /** The request's method, and its Host: the OpenAPI document's server is where the client found it. */
+  { method, host }: { method: string; host: string | undefined },
   set: ServedSet,
   context: ServeContext,
   runAgain: RunAgain,
@@ -49,7 +50,13 @@ export async function handleAdmin(
   const routes: Record<string, () => AdminResponse | Promise<AdminResponse>> = {
     "/_bass/health": () => json(health(set, context)),
     "/_bass/openapi.json": () =>
-      json(createOpenApiDocument(set.definitions, { title: "bass", auth: set.settings.auth })),
+      json(
+        createOpenApiDocument(set.definitions, {
+          title: "bass",
+          auth: set.settings.auth,
+          serverUrl: host ? `http://${host}` : undefined,
+        }),
+      ),
     "/_bass/runs": () => listRuns(url, context),
     "/_bass/events": () => ({
       status: 200,

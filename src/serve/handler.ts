@@ -86,14 +86,24 @@ async function handle(
       allow: match.allow.join(", "),
     });
   }
-  const scope = context.authenticate(header(request, "authorization"));
+  const credentials = header(request, "authorization");
+  const scope = context.authenticate(credentials);
   if (scope === undefined) {
+    // Given and wrong is told from missing; a wrong bearer token is named in the challenge (RFC 6750).
+    if (credentials) {
+      const token = set.settings.auth.type === "bearer" && /^bearer\s/i.test(credentials);
+      const error = token ? ', error="invalid_token"' : "";
+      return answer(pathname, 401, "the credentials in the Authorization header are not valid", {
+        "www-authenticate": `${authChallenge(set)}${error}`,
+      });
+    }
     return answer(pathname, 401, "this server needs credentials: an Authorization header", {
       "www-authenticate": authChallenge(set),
     });
   }
   if (!match) {
-    const admin = await handleAdmin(url, request.method, set, context, (rerun) =>
+    const asked = { method: request.method, host: header(request, "host") };
+    const admin = await handleAdmin(url, asked, set, context, (rerun) =>
       rerunInSlot(context, served, withCredentialOf(rerun, request, set, scope)),
     );
     return { ...admin, logPath: pathname };
@@ -379,6 +389,8 @@ async function runEndpoint(
   // only while the end's is not, since the later line of a run wins.
   const answerAccepted = (output: OutputData): HandledResponse => {
     const { status, headers, body } = fromOutput(output);
+    // Where the client follows the run it started (RFC 9110's 202): its record, running or ended.
+    headers.location ??= `/_bass/runs/${first.runId}`;
     return { status, headers, body, runId: first.runId, logPath: first.maskedPath };
   };
   if ("startedLine" in first) {

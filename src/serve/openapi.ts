@@ -10,21 +10,32 @@ export interface CreateOpenApiDocumentOptions {
 
 export type JsonSchema = Record<string, unknown> | boolean;
 
-export interface OpenApiQueryParameter {
+export interface OpenApiParameter {
   name: string;
-  in: "query";
+  in: "query" | "header";
   required: boolean;
   description?: string;
   schema: JsonSchema;
+}
+
+export interface OpenApiHeader {
+  description: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, OpenApiHeader>;
+  content?: Record<string, { schema: JsonSchema }>;
 }
 
 export interface OpenApiOperation {
   operationId: string;
   summary: string;
   description?: string;
-  parameters?: OpenApiQueryParameter[];
+  parameters?: OpenApiParameter[];
   requestBody?: { required: false; content: { "application/json": { schema: JsonSchema } } };
-  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
+  responses: Record<string, OpenApiResponse>;
 }
 
 export type OpenApiPathItem = {
@@ -115,7 +126,7 @@ export function createOpenApiDocument(
       const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
       if (item[method] !== undefined) continue;
       const base = endpoints.length > 1 ? `${definition.name}.${method}` : definition.name;
-      item[method] = operation(definition, endpoint, uniqueId(base, taken));
+      item[method] = operation(definition, endpoint, uniqueId(base, taken), options.auth);
     }
   }
   return {
@@ -148,11 +159,37 @@ function pathItem(path: string): OpenApiPathItem {
 }
 
 const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+const problem = { "application/problem+json": { schema: ref("Problem") } };
 
-function operation(definition: Definition, endpoint: Endpoint, operationId: string): OpenApiOperation {
+/** The Idempotency-Key a POST, PUT or PATCH may carry, as serve checks it. */
+const idempotencyKey: OpenApiParameter = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "A key of 1 to 64 visible characters: a request again with the same key and body gets the first answer again, without a new run.",
+  schema: { type: "string", minLength: 1, maxLength: 64, pattern: "^[\\x21-\\x7E]+$" },
+};
+
+const replayedHeader: Record<string, OpenApiHeader> = {
+  "Idempotent-Replayed": {
+    description: "Present when this is the first answer to the same Idempotency-Key, given again.",
+    schema: { type: "string", const: "true" },
+  },
+};
+
+function operation(
+  definition: Definition,
+  endpoint: Endpoint,
+  operationId: string,
+  auth: ServeAuth | undefined,
+): OpenApiOperation {
   const { method } = endpoint;
   const description = definition.description?.trim();
-  const parameters = queryParameters(endpoint.params);
+  const parameters = [
+    ...queryParameters(endpoint.params),
+    ...(bodyMethods.has(method) ? [idempotencyKey] : []),
+  ];
   return {
     operationId,
     summary: description?.split("\n", 1)[0] || definition.name,
@@ -161,37 +198,93 @@ function operation(definition: Definition, endpoint: Endpoint, operationId: stri
     ...(bodyMethods.has(method)
       ? { requestBody: { required: false, content: json(definition.request_schema ?? {}) } }
       : {}),
-    responses: responsesOf(definition, endpoint),
+    responses: responsesOf(definition, endpoint, auth),
   };
+}
+
+/** The statuses serve answers itself, with a problem, before or instead of a run of the endpoint. */
+function serveStatuses(method: HttpMethod, auth: ServeAuth | undefined): Record<string, OpenApiResponse> {
+  const own: Record<string, OpenApiResponse> = {
+    "400": { description: "The query, the body or the Idempotency-Key is not one this endpoint takes." },
+  };
+  if (auth && auth.type !== "none") {
+    own["401"] = {
+      description: "No credentials, or credentials that are not valid.",
+      headers: {
+        "WWW-Authenticate": { description: "The scheme to authenticate with.", schema: { type: "string" } },
+      },
+    };
+  }
+  if (bodyMethods.has(method)) {
+    own["409"] = { description: "A request with this Idempotency-Key is still running." };
+    own["413"] = { description: "The body is larger than the server takes." };
+    own["415"] = { description: "The body is neither JSON nor a form this endpoint takes." };
+    own["422"] = { description: "This Idempotency-Key was used with another request." };
+  }
+  own["503"] = {
+    description: "The server is running as many integrations as it may.",
+    headers: {
+      "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "string" } },
+    },
+  };
+  return own;
 }
 
 /**
  * What an operation answers: what the endpoint declares, by status; else 200 (the default) and, for a
- * POST, 201, or 202 for an asynchronous one; and for every other status serve's own problem or a failed
- * run's default output.
+ * POST, 201, or 202 for an asynchronous one; serve's own problems; and for every other status serve's
+ * problem or a failed run's default output. Where a status may be either a run's JSON or serve's problem,
+ * the JSON's schema takes a Problem too: validators such as Prism match `application/problem+json` to an
+ * `application/json` entry (the +json suffix) and check the first one listed.
  */
-function responsesOf(definition: Definition, endpoint: Endpoint): OpenApiOperation["responses"] {
-  const declared = Object.entries(endpoint.responses ?? {});
+function responsesOf(
+  definition: Definition,
+  endpoint: Endpoint,
+  auth: ServeAuth | undefined,
+): OpenApiOperation["responses"] {
+  const own = serveStatuses(endpoint.method, auth);
+  const success = bodyMethods.has(endpoint.method) ? { headers: replayedHeader } : {};
   const responses: OpenApiOperation["responses"] = {};
+  const declared = Object.entries(endpoint.responses ?? {});
   if (definition.run_async) {
-    responses["202"] = { description: "The run has started.", content: json(ref("RunStarted")) };
+    responses["202"] = {
+      description: "The run has started.",
+      headers: {
+        Location: { description: "The run's record, at /_bass/runs/{run_id}.", schema: { type: "string" } },
+      },
+      content: json(ref("RunStarted")),
+    };
   } else if (!declared.some(([status]) => status.startsWith("2"))) {
-    responses["200"] = { description: "The integration's output.", content: json({}) };
+    responses["200"] = { description: "The integration's output.", ...success, content: json({}) };
     if (endpoint.method === "POST")
-      responses["201"] = { description: "The integration's output.", content: json({}) };
+      responses["201"] = { description: "The integration's output.", ...success, content: json({}) };
   }
   for (const [status, { description, schema }] of declared) {
-    responses[status] = { description, content: json(schema ?? {}) };
+    const alsoServe = own[status];
+    responses[status] = alsoServe
+      ? {
+          description: `${description} Or: ${alsoServe.description}`,
+          ...(alsoServe.headers ? { headers: alsoServe.headers } : {}),
+          content: { ...json({ anyOf: [schema ?? {}, ref("Problem")] }), ...problem },
+        }
+      : { description, ...(status.startsWith("2") ? success : {}), content: json(schema ?? {}) };
   }
+  for (const [status, response] of Object.entries(own))
+    responses[status] ??= { ...response, content: problem };
   responses.default ??= {
-    description: "An error: a problem serve answered itself, or the output of a failed run.",
-    content: { "application/problem+json": { schema: ref("Problem") }, ...json(ref("RunFailure")) },
+    description: "An error: the output of a failed run, or a problem serve answered itself.",
+    content: { ...json({ anyOf: [ref("RunFailure"), ref("Problem")] }), ...problem },
   };
-  return responses;
+  // In order of status, the default last: as a reader looks for one.
+  return Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) =>
+      a === "default" ? 1 : b === "default" ? -1 : a < b ? -1 : 1,
+    ),
+  );
 }
 
 /** Each property of an endpoint's `params` schema as a query parameter, required as the schema says. */
-function queryParameters(params: Endpoint["params"]): OpenApiQueryParameter[] {
+function queryParameters(params: Endpoint["params"]): OpenApiParameter[] {
   const properties = params?.properties;
   if (!params || typeof properties !== "object" || properties === null) return [];
   const required = new Set(Array.isArray(params.required) ? params.required : []);
