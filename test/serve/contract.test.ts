@@ -22,12 +22,25 @@ async function samplesWithDocument(): Promise<{ dir: string; document: string }>
   return { dir, document };
 }
 
-/** `prism proxy DOCUMENT UPSTREAM --errors` on a free port, once it listens; what it logged. */
-async function startPrism(document: string, upstream: string) {
+/**
+ * `prism proxy DOCUMENT UPSTREAM` on a free port, once it listens; what it logged. With `errors`, Prism
+ * answers a request or a response outside the document itself; without, it forwards the request anyway
+ * and only logs, so that serve's own answers to bad requests are checked too.
+ */
+async function startPrism(document: string, upstream: string, { errors = true } = {}) {
   const port = await freePort();
   const child: ChildProcess = spawn(
     tool("prism"),
-    ["proxy", document, upstream, "--errors", "--host", "127.0.0.1", "--port", String(port)],
+    [
+      "proxy",
+      document,
+      upstream,
+      ...(errors ? ["--errors"] : []),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } },
   );
   onTestFinished(() => {
@@ -175,5 +188,146 @@ describe("the samples' OpenAPI document", () => {
     const proxied = await fetch(`${prism.url}${base}/customers`);
     expect(proxied.status).toBe(422);
     expect(await proxied.text()).toContain("customer_id");
+  }, 90_000);
+
+  it("holds serve's own answers too: problems, replays, the runs' errors, auth and an async start", async () => {
+    const { dir } = await samplesWithDocument();
+    // A bearer token, and an asynchronous integration beside the samples: serve's 401s and 202 as well.
+    const config = join(dir, "bass.config.yaml");
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace(
+        "auth: { type: none }",
+        'auth: { type: bearer, tokens: ["${env:CONTRACT_TOKEN}"] }',
+      ),
+    );
+    writeFileSync(
+      join(dir, "integrations", "reports.create.yaml"),
+      'name: reports.create\nrun_async: true\nendpoints:\n  - method: POST\n    path: /reports\non_success_hook: "output.payload = { ok: true }"\n',
+    );
+    const document = join(dir, "openapi.json");
+    const env = { CONTRACT_TOKEN: "contract-token" };
+    const written = await runCli(["openapi", "--project", dir, "--out", document], { cwd: dir, env });
+    expect(written.code, written.stderr).toBe(0);
+    const serve = await spawnServe(dir, env);
+    const prism = await startPrism(document, serve.url, { errors: false });
+    const auth = { authorization: "Bearer contract-token" };
+    const transfer = (amount: string) =>
+      JSON.stringify({
+        from_account_number: "1000000001",
+        to_account_number: "1000000002",
+        amount,
+        currency: "USD",
+      });
+    const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      fetch(prism.url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+    const answers: [string, Response, number][] = [
+      ["no token", await send("GET", `${base}/customers?customer_id=P000001`, {}), 401],
+      [
+        "a wrong token",
+        await send("GET", `${base}/customers?customer_id=P000001`, { authorization: "Bearer x" }),
+        401,
+      ],
+      [
+        "a body of the wrong shape",
+        await send("POST", `${base}/customers`, { ...auth, ...json }, '{"first_name":1}'),
+        400,
+      ],
+      [
+        "a body that is not JSON",
+        await send("POST", `${base}/customers`, { ...auth, ...json }, "not json"),
+        400,
+      ],
+
+      [
+        "a bad Idempotency-Key",
+        await send(
+          "POST",
+          `${base}/monetary-internal-transfers`,
+          { ...auth, ...json, "idempotency-key": "x".repeat(65) },
+          transfer("1.00"),
+        ),
+        400,
+      ],
+      [
+        "a keyed transfer",
+        await send(
+          "POST",
+          `${base}/monetary-internal-transfers`,
+          { ...auth, ...json, "idempotency-key": "k1" },
+          transfer("1.00"),
+        ),
+        201,
+      ],
+      [
+        "the same, replayed",
+        await send(
+          "POST",
+          `${base}/monetary-internal-transfers`,
+          { ...auth, ...json, "idempotency-key": "k1" },
+          transfer("1.00"),
+        ),
+        201,
+      ],
+      [
+        "the key with another body",
+        await send(
+          "POST",
+          `${base}/monetary-internal-transfers`,
+          { ...auth, ...json, "idempotency-key": "k1" },
+          transfer("2.00"),
+        ),
+        422,
+      ],
+      [
+        "an onboarding without a product",
+        await send("POST", `${base}/onboardings`, { ...auth, ...json }, "{}"),
+        422,
+      ],
+      ["an async start", await send("POST", "/reports", { ...auth, ...json }, "{}"), 202],
+    ];
+    for (const [name, response, status] of answers) {
+      expect(`${name}: ${response.status}`, await response.text()).toBe(`${name}: ${status}`);
+    }
+    const [, wrong] = answers[1] as [string, Response, number];
+    expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="bass", error="invalid_token"');
+    expect((answers[6] as [string, Response, number])[1].headers.get("idempotent-replayed")).toBe("true");
+    expect((answers[9] as [string, Response, number])[1].headers.get("location")).toMatch(
+      /^\/_bass\/runs\/[0-9A-Z]{26}$/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(prism.log()).toContain("Violation: request");
+    expect(prism.log()).not.toMatch(/Violation: response/);
+  }, 90_000);
+
+  it("serves a document with its server, that a typed client reads success fields from", async () => {
+    const { dir } = await samplesWithDocument();
+    const serve = await spawnServe(dir);
+    const served = await (await fetch(`${serve.url}/_bass/openapi.json`)).json();
+    expect(served.servers).toEqual([{ url: serve.url }]);
+    const document = join(dir, "served.json");
+    writeFileSync(document, JSON.stringify(served));
+    const types = join(dir, "client", "api.ts");
+    await run(tool("openapi-typescript"), [document, "-o", types]);
+    writeFileSync(
+      join(dir, "client", "client.ts"),
+      `import type { paths } from "./api.js";
+type Created = paths["/api/v1/core-processor/customers"]["post"]["responses"]["201"]["content"]["application/json"];
+export const idOf = (created: Created): string => created.customer_id;
+type Page = paths["/api/v1/core-processor/monetary-transactions"]["get"]["responses"]["200"]["content"]["application/json"];
+export const firstAmount = (page: Page): string | undefined => page.transactions[0]?.amount;
+`,
+    );
+    writeFileSync(
+      join(dir, "client", "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: "nodenext", target: "es2022" },
+        files: ["client.ts"],
+      }),
+    );
+    const compiled = await run(tool("tsc"), ["-p", join(dir, "client", "tsconfig.json")]).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
+    expect(compiled, compiled.stdout).not.toHaveProperty("failed");
   }, 90_000);
 });

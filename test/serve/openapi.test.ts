@@ -167,16 +167,80 @@ describe("createOpenApiDocument", () => {
   });
 
   it.each<[string, "get" | "post" | "delete" | "patch", string[]]>([
-    ["/api/v1/core-processor/customers", "post", ["200", "201", "default"]],
-    ["/api/v1/core-processor/customers/{customer_id}", "get", ["200", "default"]],
-    ["/api/v1/core-processor/customers/{customer_id}", "patch", ["200", "default"]],
-    ["/api/v1/accounts/{account_id}/transfers/{transfer_id}", "post", ["202", "default"]],
+    // Beside the run's: serve's own problems, for a request with a body its Idempotency-Key's too.
+    [
+      "/api/v1/core-processor/customers",
+      "post",
+      ["200", "201", "400", "409", "413", "415", "422", "503", "default"],
+    ],
+    ["/api/v1/core-processor/customers/{customer_id}", "get", ["200", "400", "503", "default"]],
+    [
+      "/api/v1/core-processor/customers/{customer_id}",
+      "patch",
+      ["200", "400", "409", "413", "415", "422", "503", "default"],
+    ],
+    [
+      "/api/v1/accounts/{account_id}/transfers/{transfer_id}",
+      "post",
+      ["202", "400", "409", "413", "415", "422", "503", "default"],
+    ],
   ])("%s %s answers %j", (path, method, statuses) => {
     const responses = operationOf(document, path, method).responses;
     expect(Object.keys(responses)).toEqual(statuses);
-    expect(responses.default?.content).toEqual({
+    // JSON first, taking a Problem too: validators match problem+json to the first JSON entry.
+    expect(Object.entries(responses.default?.content ?? {})).toEqual([
+      [
+        "application/json",
+        {
+          schema: {
+            anyOf: [{ $ref: "#/components/schemas/RunFailure" }, { $ref: "#/components/schemas/Problem" }],
+          },
+        },
+      ],
+      ["application/problem+json", { schema: { $ref: "#/components/schemas/Problem" } }],
+    ]);
+    expect(responses["400"]?.content).toEqual({
       "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
-      "application/json": { schema: { $ref: "#/components/schemas/RunFailure" } },
+    });
+  });
+
+  it("declares the Idempotency-Key a request with a body may carry, and the headers serve answers with", () => {
+    const post = operationOf(document, "/api/v1/core-processor/customers", "post");
+    expect(post.parameters?.find((parameter) => parameter.in === "header")).toMatchObject({
+      name: "Idempotency-Key",
+      required: false,
+      schema: { type: "string", minLength: 1, maxLength: 64 },
+    });
+    expect(Object.keys(post.responses["201"]?.headers ?? {})).toEqual(["Idempotent-Replayed"]);
+    expect(Object.keys(post.responses["503"]?.headers ?? {})).toEqual(["Retry-After"]);
+    const get = operationOf(document, "/api/v1/core-processor/customers/{customer_id}", "get");
+    expect(get.parameters ?? []).not.toContainEqual(expect.objectContaining({ in: "header" }));
+    const accepted = operationOf(document, "/api/v1/accounts/{account_id}/transfers/{transfer_id}", "post");
+    expect(Object.keys(accepted.responses["202"]?.headers ?? {})).toEqual(["Location"]);
+  });
+
+  it("gives a status both a run and serve answer the run's schema or a Problem", () => {
+    const both = createOpenApiDocument([
+      {
+        name: "declares.400",
+        endpoints: [
+          {
+            method: "POST",
+            path: "/things",
+            responses: {
+              "400": { description: "A bad thing.", schema: { type: "object", required: ["error"] } },
+            },
+          },
+        ],
+      },
+    ]).paths["/things"]?.post?.responses["400"];
+    expect(both?.content).toEqual({
+      "application/json": {
+        schema: {
+          anyOf: [{ type: "object", required: ["error"] }, { $ref: "#/components/schemas/Problem" }],
+        },
+      },
+      "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
     });
   });
 
@@ -264,7 +328,7 @@ describe("what endpoints declare", () => {
       },
       { name: "limit", in: "query", required: false, schema: { type: "integer" } },
     ]);
-    expect(Object.keys(operation?.responses ?? {})).toEqual(["200", "404", "default"]);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(["200", "400", "404", "503", "default"]);
     expect(operation?.responses["200"]?.content?.["application/json"]?.schema).toEqual({
       type: "object",
       required: ["customer_id"],
@@ -279,12 +343,15 @@ describe("what endpoints declare", () => {
     const document = createOpenApiDocument([declared], { auth });
     expect(document.components.securitySchemes).toEqual({ [name]: { type: "http", scheme: name } });
     expect(document.security).toEqual([{ [name]: [] }]);
+    const refused = document.paths["/customers"]?.get?.responses["401"];
+    expect(Object.keys(refused?.headers ?? {})).toEqual(["WWW-Authenticate"]);
     expect(validateOpenApi(document)).toBe(true);
   });
 
   it("says no credential is needed under auth none", () => {
     const document = createOpenApiDocument([declared], { auth: { type: "none" } });
     expect(document.components.securitySchemes).toBeUndefined();
+    expect(document.paths["/customers"]?.get?.responses).not.toHaveProperty("401");
     expect(document.security).toEqual([{}]);
   });
 });
