@@ -3,9 +3,9 @@ import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isSeq, parseDocument, stringify } from "yaml";
 import type { Env } from "../definition/load.js";
-import { isRunId } from "../engine/run-id.js";
 import type { RunRecord } from "../engine/types.js";
 import { BassError } from "../errors.js";
+import { resolveRunRef } from "../history/run-ref.js";
 import type { HistoryFilter, HistoryStore } from "../history/store.js";
 import { openHistory } from "../project/open.js";
 import { promoteRun } from "../testing/promote.js";
@@ -56,7 +56,7 @@ export async function runHistoryPromote(
 ): Promise<number> {
   const record = await readRun(id, options);
   if (record.status === "running")
-    throw new BassError("USAGE", `run ${id} is still running; promote it once it has ended`);
+    throw new BassError("USAGE", `run ${record.id} is still running; promote it once it has ended`);
   const testCase = promoteRun(record);
   if (!options.out) {
     output.stdout(stringify({ integration: record.integration, cases: [testCase] }));
@@ -98,14 +98,10 @@ function schemaFrom(folder: string): string {
 }
 
 /** A run of the history; its id is checked before anything reads a file, as an id becomes part of a path. */
-async function readRun(id: string, options: HistoryOptions): Promise<RunRecord> {
-  if (!isRunId(id)) {
-    throw new BassError(
-      "USAGE",
-      `${JSON.stringify(id)} is not a run id (26 characters such as 01JD8X4ZQ5M2V7K3N9P6R1T0WY); bass history lists the runs`,
-    );
-  }
-  const record = await (await historyOf(options)).read(id);
+async function readRun(ref: string, options: HistoryOptions): Promise<RunRecord> {
+  const history = await historyOf(options);
+  const id = await resolveRunRef(ref, history);
+  const record = await history.read(id);
   if (!record)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
   return record;

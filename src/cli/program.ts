@@ -412,7 +412,7 @@ export function createProgram(context: ProgramContext): Command {
     history
       .command("promote")
       .description("turn a recorded run into a test case (masked): printed, or added to --out FILE")
-      .argument("<id>", "the run id, as bass history lists it")
+      .argument("<run>", "a run id, as bass history lists it, or latest, or latest~N (N runs before it)")
       .option("--out <file>", "the *.test.yaml file to add the case to (created when missing)"),
   ).action(async (id: string, options: GlobalOptions & { out?: string }) => {
     const { runHistoryPromote } = await import("./history.js");
@@ -426,7 +426,7 @@ export function createProgram(context: ProgramContext): Command {
     history
       .command("rerun")
       .description("run a recorded run again with its request, against the systems as configured now")
-      .argument("<id>", "the run id, as bass history lists it")
+      .argument("<run>", "a run id, as bass history lists it, or latest, or latest~N (N runs before it)")
       .addOption(textOrJson())
       .option("--json", "print { run_id, status, output, history } as JSON", false)
       .option("--verbose", "print every history item's masked data under the tree", false),
@@ -450,7 +450,7 @@ export function createProgram(context: ProgramContext): Command {
     history
       .command("show")
       .description("one run as a tree of its history items")
-      .argument("<id>", "the run id, as bass history lists it")
+      .argument("<run>", "a run id, as bass history lists it, or latest, or latest~N (N runs before it)")
       .addOption(textOrJson())
       .option("--json", "print the record as JSON", false),
   ).action(async (id: string, options: GlobalOptions & JsonOptions) => {
@@ -580,8 +580,8 @@ const examples: Record<string, string[]> = {
     "history show 01M80AN5Y62YTE3T5G3NSKQ4K3",
   ],
   "history list": ["history list --limit 5 --json"],
-  "history show": ["history show 01M80AN5Y62YTE3T5G3NSKQ4K3"],
-  "history rerun": ["history rerun 01M80AN5Y62YTE3T5G3NSKQ4K3"],
+  "history show": ["history show 01M80AN5Y62YTE3T5G3NSKQ4K3", "history show latest~1 --json"],
+  "history rerun": ["history rerun latest"],
   vault: ["vault list products", "vault get products savings"],
   "vault list": ["vault list", "vault list products"],
   "vault get": ["vault get products savings"],

@@ -1,8 +1,8 @@
 import type { Env } from "../definition/load.js";
 import type { Engine } from "../engine/engine.js";
-import { isRunId } from "../engine/run-id.js";
 import { BassError } from "../errors.js";
 import { findRerun } from "../history/rerun-input.js";
+import { resolveRunRef } from "../history/run-ref.js";
 import { openHistory, openProject } from "../project/open.js";
 import { openStateKey } from "../state/state-key.js";
 import type { Output } from "./output.js";
@@ -25,12 +25,10 @@ export interface RunHistoryRerunOptions {
  * The request is the one serve kept sealed with the record, else the record's own, masked values and all.
  */
 export async function runHistoryRerun(
-  id: string,
+  ref: string,
   options: RunHistoryRerunOptions,
   output: Output,
 ): Promise<number> {
-  if (!isRunId(id))
-    throw new BassError("USAGE", `${JSON.stringify(id)} is not a run id; bass history lists the runs`);
   const project = await openProject({
     cwd: options.cwd,
     env: options.env,
@@ -40,7 +38,9 @@ export async function runHistoryRerun(
     pythonHere: false,
     engine: options.engine,
   });
-  const found = await findRerun(openHistory(project), id, () => openStateKey(project.dir, options.env));
+  const history = openHistory(project);
+  const id = await resolveRunRef(ref, history);
+  const found = await findRerun(history, id, () => openStateKey(project.dir, options.env));
   if (!found)
     throw new BassError("RUN_NOT_FOUND", `no run ${id} in the history; bass history lists the runs`);
   const { record, request } = found;

@@ -120,6 +120,26 @@ describe("bass history show", () => {
   });
 
   it.each([
+    ["latest", 0],
+    ["latest~1", 1],
+    ["latest~2", 2],
+  ])("finds %s, counted back from the newest run", async (ref, back) => {
+    const { dir, records } = await projectWithRuns();
+    const result = await runCli(["history", "show", ref, "--json"], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).id).toBe((records[back] as RunRecord).id);
+  });
+
+  it("says how many runs there are when latest~N goes past the oldest", async () => {
+    const { dir } = await projectWithRuns();
+    const result = await runCli(["history", "show", "latest~3"], { cwd: dir });
+    expect([result.code, result.stderr]).toEqual([
+      2,
+      "bass: there is no latest~3: the history holds 3 runs; bass history lists them\n",
+    ]);
+  });
+
+  it.each([
     [
       "01ARZ3NDEKTSV4RRFFQ69G5FAV",
       /no run 01ARZ3NDEKTSV4RRFFQ69G5FAV in the history; bass history lists the runs/,

@@ -149,6 +149,7 @@ const examples: Record<string, HowItRuns> = {
     before: [samplesRun],
     exit: 0,
   },
+  "npx bass history show latest --project samples": { folder: "checkout", before: [samplesRun], exit: 0 },
   // A re-run of a `bass run` sends the request its record holds, masked values and all (a tax id the
   // rules then refuse), so the run re-run is one with nothing masked.
   "npx bass history rerun 01M80AN5Y62YTE3T5G3NSKQ4K3 --project samples": {
@@ -226,11 +227,12 @@ const examples: Record<string, HowItRuns> = {
   },
   "npx bass history show 01M80AN5Y62YTE3T5G3NSKQ4K3": { folder: "project", before: [projectRun], exit: 0 },
   "npx bass history list --limit 5 --json": { folder: "project", before: [projectRun], exit: 0 },
-  "npx bass history rerun 01M80AN5Y62YTE3T5G3NSKQ4K3": {
+  "npx bass history show latest~1 --json": {
     folder: "project",
-    before: [projectRetrieve],
+    before: [projectRun, projectRetrieve],
     exit: 0,
   },
+  "npx bass history rerun latest": { folder: "project", before: [projectRetrieve], exit: 0 },
   "npx bass vault --help": { folder: "empty", exit: 0 },
   "npx bass vault list --help": { folder: "empty", exit: 0 },
   "npx bass vault get --help": { folder: "empty", exit: 0 },
