@@ -14,8 +14,9 @@ export function promoteRun(record: RunRecord): TestCase {
   const output = outputOf(record);
   const testCase: TestCase = { name: `run ${record.id} of ${record.started_at.slice(0, 10)}` };
   if (input?.kind === "INPUT") {
-    const { payload, method, path, params, headers } = input.data;
-    testCase.input = { payload, method, path, params, headers };
+    const { payload, method, path, params } = input.data;
+    const headers = withoutTransport(input.data.headers);
+    testCase.input = { payload, method, path, params, ...(headers ? { headers } : {}) };
   }
   if (Object.keys(mocks).length) testCase.mocks = mocks;
   testCase.expect = {
@@ -23,6 +24,30 @@ export function promoteRun(record: RunRecord): TestCase {
     ...(output ? { output: expectedOutput(output) } : {}),
   };
   return testCase;
+}
+
+/**
+ * Headers of the connection, not of the request's meaning: the client's, the message's length and framing.
+ * A case that kept them would hold one machine's curl or browser.
+ */
+const transportHeaders = new Set([
+  "host",
+  "user-agent",
+  "content-length",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
+  "accept-encoding",
+]);
+
+/** The run's request headers without the transport's; undefined when none is left. */
+function withoutTransport(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  const kept = Object.entries(headers ?? {}).filter(([name]) => !transportHeaders.has(name.toLowerCase()));
+  return kept.length ? Object.fromEntries(kept) : undefined;
 }
 
 type Mocks = Record<string, MockAnswer | (MockAnswer | null)[]>;

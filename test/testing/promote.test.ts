@@ -90,6 +90,24 @@ describe("promoteRun", () => {
     });
   });
 
+  it("leaves out the transport's headers, and the headers when nothing else is left", () => {
+    const headersOf = (headers: Record<string, string>) => {
+      const data = { ...(input.kind === "INPUT" ? input.data : {}), headers };
+      return promoteRun(record("success", [{ ...input, data } as Item])).input;
+    };
+    const curl = {
+      host: "127.0.0.1:3000",
+      "user-agent": "curl/8.5.0",
+      "content-length": "42",
+      accept: "*/*",
+    };
+    expect(headersOf({ ...curl, "x-request-id": "r1", Connection: "keep-alive" })?.headers).toEqual({
+      accept: "*/*",
+      "x-request-id": "r1",
+    });
+    expect(headersOf({ host: "127.0.0.1:3000", "content-length": "2" })).not.toHaveProperty("headers");
+  });
+
   it("keeps output headers when the run set some", () => {
     const run = record("success", [
       input,
@@ -248,7 +266,6 @@ describe("bass history promote", () => {
             method: "POST",
             path: {},
             params: {},
-            headers: {},
           },
           mocks: { t: { success: true, payload: { body: { name: "Ada", secret: masked } } } },
           expect: { state: "success", output: { status: 201, payload: { hello: "Ada", secret: masked } } },
