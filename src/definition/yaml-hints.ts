@@ -14,6 +14,11 @@ export function yamlHint(code: string, message: string, line: string): string | 
   }
   if (code === "UNEXPECTED_TOKEN" && /^[[{]/.test(value.trim()))
     return "a value that starts with { or [ is read as a map or a list; quote it to keep it text";
-  if (code === "MULTILINE_IMPLICIT_KEY") return "check the indentation of this line and the one above it";
+  if (code === "MULTILINE_IMPLICIT_KEY") {
+    // `service_name:create-person` is one text, not a key and its value: YAML needs the space.
+    const glued = /^\s*(?:-\s+)?([A-Za-z_][\w.-]*):(\S.*)$/.exec(line);
+    if (glued) return `put a space after the colon to make a key and its value: "${glued[1]}: ${glued[2]}"`;
+    return "check the indentation of this line and the one above it";
+  }
   return undefined;
 }
