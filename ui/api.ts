@@ -88,6 +88,17 @@ export async function getJson<T>(path: string): Promise<T> {
   return (await call(path)).json() as Promise<T>;
 }
 
+let project: Promise<string | undefined> | undefined;
+
+/** The folder of the project serve serves (from its health), for a copied `bass run --project`. */
+export function projectDir(): Promise<string | undefined> {
+  project ??= getJson<{ project?: string }>("/_bass/health").then(
+    (health) => health.project,
+    () => undefined,
+  );
+  return project;
+}
+
 /**
  * Calls `onRun` with each run serve writes, read from the event stream with `fetch` (an EventSource cannot
  * send a credential), and `onOpen` each time the stream opens; reconnects after a pause until `signal`

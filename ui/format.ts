@@ -53,11 +53,32 @@ function hasBody(input: InputData): boolean {
   );
 }
 
-/** `bass run` of the recorded request, masked values as the record holds them. */
-export function asBassRun(record: RunRecord): string {
+/** What the record holds in place of a masked value, and of a payload kept without its values. */
+const maskText = "XXXXXXXXXXXX";
+const redacted = "*REDACTED*";
+
+/** The fields of the recorded request the record holds masked: a copy of it sends them so. */
+export function maskedFields(record: RunRecord): string[] {
   const input = inputOf(record);
-  if (!input) return `npx bass run ${record.integration}`;
-  const words = ["npx bass run", quote(record.integration), "--method", quote(input.method)];
+  if (!input) return [];
+  const found: string[] = [];
+  const walk = (value: unknown, path: string) => {
+    if (typeof value === "string") {
+      if (value.includes(maskText) || value === redacted) found.push(path);
+    } else if (Array.isArray(value)) value.forEach((one, index) => walk(one, `${path}[${index}]`));
+    else if (value && typeof value === "object")
+      for (const [key, one] of Object.entries(value)) walk(one, `${path}.${key}`);
+  };
+  for (const part of ["payload", "params", "headers", "path"] as const) walk(input[part], part);
+  return found;
+}
+
+/** `bass run` of the recorded request in the project's folder, masked values as the record holds them. */
+export function asBassRun(record: RunRecord, project?: string): string {
+  const input = inputOf(record);
+  const where = project ? ["--project", quote(project)] : [];
+  if (!input) return ["npx bass run", quote(record.integration), ...where].join(" ");
+  const words = ["npx bass run", quote(record.integration), ...where, "--method", quote(input.method)];
   for (const [name, value] of Object.entries(input.path)) words.push("--path", quote(`${name}=${value}`));
   for (const [name, value] of Object.entries(input.params))
     for (const one of Array.isArray(value) ? value : [value])

@@ -1,8 +1,8 @@
 /** One run: its facts, what can be done with it, and its items as a waterfall. */
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
-import { call, getJson, type Item, type RunRecord } from "./api.js";
-import { asBassRun, asCurl, barOf, formatBytes, formatDuration } from "./format.js";
+import { call, getJson, type Item, projectDir, type RunRecord } from "./api.js";
+import { asBassRun, asCurl, barOf, formatBytes, formatDuration, maskedFields } from "./format.js";
 
 /** What the page learnt of a re-run it made (the masked fields it went with), shown on the new run. */
 const rerunNotes = new Map<string, string>();
@@ -62,6 +62,7 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
     }
   };
   const compareWith = other.trim() || record.rerun_of || "";
+  const masked = maskedFields(record);
   return html`
     <nav aria-label="breadcrumb"><a href="#/">← all runs</a></nav>
     <h1 class="mono">${record.id}</h1>
@@ -85,7 +86,7 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
     </dl>
     <div class="actions">
       <button type="button" onClick=${rerun} disabled=${record.status === "running" || rerunning}>Re-run</button>
-      <button type="button" onClick=${() => copy("bass run command", asBassRun(record))}>Copy as bass run</button>
+      <button type="button" onClick=${async () => copy("bass run command", asBassRun(record, await projectDir()))}>Copy as bass run</button>
       <button type="button" onClick=${() => copy("curl command", asCurl(record, location.origin))}>Copy as curl</button>
       <button type="button" onClick=${() => download(`/_bass/runs/${id}/case`, `${record.integration}.${record.id}.test.yaml`, "test case")} disabled=${record.status === "running"}>Download as test case</button>
       <form class="compare" onSubmit=${(e: Event) => {
@@ -96,6 +97,11 @@ export function RunView({ id, fail }: { id: string; fail: (error: unknown) => vo
         <button type="submit">Compare</button>
       </form>
     </div>
+    ${
+      masked.length
+        ? html`<p class="warning" data-masked>Masked in this record: <span class="mono">${masked.join(", ")}</span>. The copies send these masked: put real values in before you run them. Re-run sends the request serve kept, if it kept one; else these go masked too.</p>`
+        : null
+    }
     ${rerunNotes.has(record.id) ? html`<p class="warning" role="status">${rerunNotes.get(record.id)}</p>` : null}
     ${note ? html`<div class="note" role="status"><p>${note.text}</p>${note.shown ? html`<pre>${note.shown}</pre>` : null}</div>` : null}
     ${

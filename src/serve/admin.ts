@@ -219,6 +219,8 @@ function health(set: ServedSet, context: ServeContext) {
   const { broken } = set;
   return {
     status: broken.length ? "degraded" : "ok",
+    // The folder the page's "Copy as bass run" runs in (--project).
+    project: set.project.dir,
     integrations: set.definitions.length,
     active_runs: context.limiter.active,
     ...(broken.length ? { broken } : {}),

@@ -131,6 +131,28 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("says which fields a copy sends masked, and copies bass run with the project's folder", async () => {
+    const id = await createCustomer("Katherine");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/#/runs/${id}`);
+    const warning = page.locator("[data-masked]");
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain("payload.tax_id");
+    await page.getByRole("button", { name: "Copy as bass run" }).click();
+    const copied = (await page.locator(".note pre").textContent()) ?? "";
+    expect(copied).toContain(`npx bass run 'customers.create' --project '${dir}' --method 'POST'`);
+    expect(copied).toContain("XXXXXXXXXXXX");
+    expect(copied).not.toContain(taxId);
+    // A run whose request holds nothing masked has no warning.
+    await fetch(`${base}${createPath}?customer_id=P000001`);
+    const [plain] = (await (await fetch(`${base}/_bass/runs?limit=1`)).json()) as RunRecord[];
+    await page.goto(`${base}/_bass/#/runs/${plain?.id}`);
+    await page.getByRole("button", { name: "Re-run" }).waitFor();
+    expect(await page.locator("[data-masked]").count()).toBe(0);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
   it("re-runs a run: a new run, linked to the old one, with the same status", async () => {
     const response = await fetch(`${base}${createPath}?customer_id=P000001`);
     expect(response.status).toBe(200);

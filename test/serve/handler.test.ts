@@ -521,7 +521,12 @@ describe("admin routes", () => {
     expect(reply.status).toBe(200);
     expect(reply.headers["content-type"]).toBe("application/json; charset=utf-8");
     // Five integrations have endpoints; `unserved` has none.
-    expect(json(reply)).toEqual({ status: "ok", integrations: 5, active_runs: 0 });
+    expect(json(reply)).toEqual({
+      status: "ok",
+      project: expect.any(String),
+      integrations: 5,
+      active_runs: 0,
+    });
   });
 
   it("lists runs newest first, filtered by integration, status, label and limit", async () => {

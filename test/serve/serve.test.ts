@@ -324,6 +324,7 @@ describe("async runs and admin routes over a real socket", () => {
     expect((await call(`${url}/_bass/runs/${runId}`)).json()).toMatchObject({ id: runId, status: "running" });
     expect((await call(`${url}/_bass/health`)).json()).toEqual({
       status: "ok",
+      project: expect.any(String),
       integrations: 5,
       active_runs: 1,
     });
