@@ -105,7 +105,7 @@ export async function runServe(options: ServeCommandOptions, output: Output): Pr
   return 0;
 }
 
-/** Each route (method, path → integration), then the admin routes' address: what a caller can call. */
+/** Each route (method, path → integration), then the run history page's and admin routes' addresses. */
 function describeRoutes(set: ServedSet, url: string): string {
   const routes = set.definitions.flatMap((definition) =>
     (definition.endpoints ?? []).map(
@@ -114,7 +114,7 @@ function describeRoutes(set: ServedSet, url: string): string {
   );
   const width = Math.max(0, ...routes.map(([route]) => route.length));
   const lines = routes.map(([route, name]) => `  ${route.padEnd(width)}  → ${name}\n`);
-  return `${lines.join("")}  admin: ${url}/_bass/health, /_bass/runs, /_bass/openapi.json\n`;
+  return `${lines.join("")}  run history page: ${url}/_bass/\n  admin: ${url}/_bass/health, /_bass/runs, /_bass/openapi.json\n`;
 }
 
 function describeEndpoints(set: ServedSet): string {

@@ -733,13 +733,14 @@ describe("what bass serve prints as it starts and stops", () => {
     expect(printed[0]).toMatch(
       /^bass serve listening on http:\/\/127\.0\.0\.1:\d+ \(6 endpoints of 6 integrations\)$/,
     );
-    expect(printed.slice(1, 8)).toEqual([
+    expect(printed.slice(1, 9)).toEqual([
       "  POST /api/v1/core-processor/customers                    → customers.create",
       "  GET /api/v1/core-processor/customers                     → customers.retrieve",
       "  POST /api/v1/core-processor/deposit-accounts             → deposit-accounts.create",
       "  POST /api/v1/core-processor/monetary-internal-transfers  → monetary-internal-transfers.create",
       "  GET /api/v1/core-processor/monetary-transactions         → monetary-transactions.retrieve",
       "  POST /api/v1/core-processor/onboardings                  → onboarding.create",
+      `  run history page: ${serving.url}/_bass/`,
       `  admin: ${serving.url}/_bass/health, /_bass/runs, /_bass/openapi.json`,
     ]);
     expect(await serving.stop()).toBe(0);
