@@ -1,16 +1,8 @@
 /** The admin routes the page reads, with the credential the user gave when serve asked for one. */
 
-export interface RunSummary {
-  id: string;
-  integration: string;
-  status: "success" | "failure" | "running";
-  trigger: string;
-  started_at: string;
-  duration_ms: number | null;
-  labels: string[];
-  rerun_of?: string;
-  parent_run?: string;
-}
+import type { RunSummary } from "../src/history/summary.js";
+
+export type { RunSummary };
 
 export interface Item {
   seq: number;

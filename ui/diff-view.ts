@@ -2,7 +2,7 @@
 import { html } from "htm/preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { getJson, type RunRecord } from "./api.js";
-import { diffRuns } from "./format.js";
+import { diffRuns, groupChanges } from "./format.js";
 
 /** Two runs side by side: every path where they differ, times and ids aside. */
 export function DiffView({ a, b, fail }: { a: string; b: string; fail: (error: unknown) => void }) {
@@ -13,35 +13,54 @@ export function DiffView({ a, b, fail }: { a: string; b: string; fail: (error: u
       fail,
     );
   }, [a, b, fail]);
-  const changes = useMemo(() => (records ? diffRuns(records[0], records[1]) : []), [records]);
+  const groups = useMemo(
+    () => (records ? groupChanges(diffRuns(records[0], records[1]), records[0], records[1]) : []),
+    [records],
+  );
   if (!records) return html`<p class="muted" aria-live="polite">Loading…</p>`;
+  const [left, right] = records;
+  const named = (record: RunRecord, letter: string) =>
+    html`<a class="mono" href=${`#/runs/${record.id}`}>${letter} · ${record.id}</a>
+      <span class="muted">${record.integration}, ${record.status}, ${new Date(record.started_at).toLocaleString()}</span>`;
   return html`
     <nav aria-label="breadcrumb"><a href="#/">← all runs</a></nav>
     <h1>Difference of two runs</h1>
+    <dl class="facts runs-compared">
+      <div><dt>A</dt><dd>${named(left, "A")}</dd></div>
+      <div><dt>B</dt><dd>${named(right, "B")}</dd></div>
+    </dl>
     ${
-      changes.length === 0
+      groups.length === 0
         ? html`<p>The two runs did the same, times and ids aside.</p>`
         : html`
+          <div class="table-scroll" tabindex="0" role="region" aria-label="Differences">
           <table class="diff">
+            <caption class="visually-hidden">What differs between run A and run B, by item</caption>
             <thead>
               <tr>
                 <th scope="col">Where</th>
-                <th scope="col"><a class="mono" href=${`#/runs/${a}`}>${a}</a></th>
-                <th scope="col"><a class="mono" href=${`#/runs/${b}`}>${b}</a></th>
+                <th scope="col">A · <span class="mono">${a}</span></th>
+                <th scope="col">B · <span class="mono">${b}</span></th>
               </tr>
             </thead>
-            <tbody>
-              ${changes.map(
-                (change) => html`
-                  <tr key=${change.path}>
-                    <th scope="row" class="mono">${change.path}</th>
-                    <td class="removed">${change.a ?? "—"}</td>
-                    <td class="added">${change.b ?? "—"}</td>
-                  </tr>
-                `,
-              )}
-            </tbody>
+            ${groups.map(
+              (group) => html`
+                <tbody key=${group.title}>
+                  <tr class="group"><th scope="rowgroup" colspan="3">${group.title}</th></tr>
+                  ${group.changes.map(
+                    (change) => html`
+                      <tr key=${change.path}>
+                        <th scope="row" class="mono">${change.path}</th>
+                        <td class="removed">${change.a ?? "—"}</td>
+                        <td class="added">${change.b ?? "—"}</td>
+                      </tr>
+                    `,
+                  )}
+                </tbody>
+              `,
+            )}
           </table>
+          </div>
         `
     }
   `;

@@ -65,9 +65,9 @@ export function maskedFields(record: RunRecord): string[] {
   const walk = (value: unknown, path: string) => {
     if (typeof value === "string") {
       if (value.includes(maskText) || value === redacted) found.push(path);
-    } else if (Array.isArray(value)) value.forEach((one, index) => walk(one, `${path}[${index}]`));
-    else if (value && typeof value === "object")
-      for (const [key, one] of Object.entries(value)) walk(one, `${path}.${key}`);
+    } else if (value && typeof value === "object")
+      for (const [key, one] of Object.entries(value))
+        walk(one, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
   };
   for (const part of ["payload", "params", "headers", "path"] as const) walk(input[part], part);
   return found;
@@ -124,6 +124,36 @@ export function diffRuns(a: RunRecord, b: RunRecord): Change[] {
   return paths
     .filter((path) => left.get(path) !== right.get(path))
     .map((path) => ({ path, a: left.get(path), b: right.get(path) }));
+}
+
+/** Changes of one part of the runs: the run itself, or one item (by its place), what it is in each run. */
+export interface ChangeGroup {
+  title: string;
+  changes: Change[];
+}
+
+/** The changes grouped by the item they are in, in order, each path then told from inside its item. */
+export function groupChanges(changes: Change[], a: RunRecord, b: RunRecord): ChangeGroup[] {
+  const groups = new Map<string, ChangeGroup>();
+  for (const change of changes) {
+    const item = /^items\[(\d+)\]\.?(.*)$/.exec(change.path);
+    const key = item ? `item ${item[1]}` : "run";
+    const title = item ? itemTitle(Number(item[1]), a, b) : "The run";
+    const group = groups.get(key) ?? { title, changes: [] };
+    group.changes.push({ ...change, path: item ? item[2] || "(the item)" : change.path });
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+/** "Item 3: REQUEST core", or "Item 3: REQUEST core / OUTPUT" where the runs hold different items there. */
+function itemTitle(index: number, a: RunRecord, b: RunRecord): string {
+  const name = (record: RunRecord) => {
+    const item = record.items[index];
+    return item ? [item.kind, item.label].filter(Boolean).join(" ") : "none";
+  };
+  const [left, right] = [name(a), name(b)];
+  return `Item ${index + 1}: ${left === right ? left : `${left} / ${right}`}`;
 }
 
 function comparable(record: RunRecord): unknown {

@@ -1,7 +1,8 @@
 /** The list of runs: filters, pages, and new runs as serve writes them. */
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { followRuns, getJson, type Integration, type RunSummary } from "./api.js";
+import { summaryOf } from "../src/history/summary.js";
+import { followRuns, getJson, type Integration, type RunRecord, type RunSummary } from "./api.js";
 import { formatDuration } from "./format.js";
 
 interface Filters {
@@ -14,6 +15,28 @@ interface Filters {
 const pageSize = 25;
 /** A text filter needs the whole record, which serve checks: the page asks again at most this often. */
 const textRefreshMs = 1000;
+/** Typing in the text filter searches once the typing pauses this long. */
+const typingPauseMs = 250;
+
+const noFilters: Filters = { integration: "", status: "", label: "", q: "" };
+
+/** The filters a list's address holds (`#/?status=failure&q=…`), so that a filtered list can be shared. */
+export function filtersOf(hash: string): Filters {
+  const params = new URLSearchParams(hash.split("?")[1] ?? "");
+  return {
+    integration: params.get("integration") ?? "",
+    status: params.get("status") ?? "",
+    label: params.get("label") ?? "",
+    q: params.get("q") ?? "",
+  };
+}
+
+function addressOf(filters: Filters): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  const text = params.toString();
+  return text ? `#/?${text}` : "#/";
+}
 
 function query(filters: Filters, before?: string): string {
   const params = new URLSearchParams({ limit: String(pageSize) });
@@ -39,7 +62,7 @@ function merge(shown: RunSummary[], run: RunSummary, filters: Filters): RunSumma
 
 /** The runs, newest first, a page at a time; the first page takes new runs as serve writes them. */
 export function RunList({ fail }: { fail: (error: unknown) => void }) {
-  const [filters, setFilters] = useState<Filters>({ integration: "", status: "", label: "", q: "" });
+  const [filters, setFilters] = useState<Filters>(() => ({ ...noFilters, ...filtersOf(location.hash) }));
   const [pages, setPages] = useState<string[]>([]);
   const [runs, setRuns] = useState<RunSummary[] | undefined>(undefined);
   const [integrations, setIntegrations] = useState<Integration[]>([]);
@@ -54,8 +77,8 @@ export function RunList({ fail }: { fail: (error: unknown) => void }) {
   useEffect(() => {
     const load = () => {
       const asked = ++latest.current;
-      getJson<RunSummary[]>(query(filters, before)).then((page) => {
-        if (asked === latest.current) setRuns(page);
+      getJson<RunRecord[]>(query(filters, before)).then((page) => {
+        if (asked === latest.current) setRuns(page.map(summaryOf));
       }, fail);
     };
     setRuns(undefined);
@@ -89,9 +112,19 @@ export function RunList({ fail }: { fail: (error: unknown) => void }) {
     };
   }, [filters, before, fail]);
 
-  const set = (name: keyof Filters) => (event: Event) => {
+  const typing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const apply = (next: Filters) => {
     setPages([]);
-    setFilters({ ...filters, [name]: (event.target as HTMLInputElement).value });
+    setFilters(next);
+    // The address holds the filters without adding a page to go back through for each one.
+    history.replaceState(null, "", addressOf(next));
+  };
+  const set = (name: keyof Filters) => (event: Event) =>
+    apply({ ...filters, [name]: (event.target as HTMLInputElement).value });
+  const type = (event: Event) => {
+    const q = (event.target as HTMLInputElement).value;
+    clearTimeout(typing.current);
+    typing.current = setTimeout(() => apply({ ...filters, q }), typingPauseMs);
   };
   return html`
     <h1>Runs</h1>
@@ -111,7 +144,7 @@ export function RunList({ fail }: { fail: (error: unknown) => void }) {
         </select>
       </label>
       <label>Label <input value=${filters.label} onChange=${set("label")} /></label>
-      <label>Text <input type="search" value=${filters.q} onChange=${set("q")} placeholder="an id, a message…" /></label>
+      <label>Text <input type="search" value=${filters.q} onInput=${type} placeholder="an id, a message…" /></label>
     </form>
     ${
       runs === undefined
@@ -128,28 +161,52 @@ export function RunList({ fail }: { fail: (error: unknown) => void }) {
   `;
 }
 
+/** The shown runs with each run's callint children right under it, and how deep each one sits. */
+export function nested(runs: RunSummary[]): { run: RunSummary; depth: number }[] {
+  const shown = new Set(runs.map((run) => run.id));
+  const children = new Map<string, RunSummary[]>();
+  for (const run of runs)
+    if (run.parent_run && shown.has(run.parent_run))
+      children.set(run.parent_run, [...(children.get(run.parent_run) ?? []), run]);
+  const rows: { run: RunSummary; depth: number }[] = [];
+  const add = (run: RunSummary, depth: number) => {
+    rows.push({ run, depth });
+    // A parent's children in the order they started.
+    for (const child of (children.get(run.id) ?? []).toReversed()) add(child, depth + 1);
+  };
+  for (const run of runs) if (!run.parent_run || !shown.has(run.parent_run)) add(run, 0);
+  return rows;
+}
+
 function RunTable({ runs }: { runs: RunSummary[] }) {
   return html`
+    <div class="table-scroll" tabindex="0" role="region" aria-label="Runs">
     <table class="runs">
-      <caption class="visually-hidden">Runs, newest first</caption>
+      <caption class="visually-hidden">Runs, newest first, each run's callint children under it</caption>
       <thead>
-        <tr><th scope="col">Run</th><th scope="col">Integration</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Trigger</th><th scope="col">Labels</th></tr>
+        <tr><th scope="col">Request</th><th scope="col">Status</th><th scope="col">Integration</th><th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Trigger</th><th scope="col">Run</th></tr>
       </thead>
       <tbody>
-        ${runs.map(
-          (run) => html`
-            <tr key=${run.id} data-run=${run.id}>
-              <td><a href=${`#/runs/${run.id}`} class="mono">${run.id}</a></td>
-              <td>${run.integration}</td>
-              <td><span class=${`status ${run.status}`}>${run.status}</span></td>
+        ${nested(runs).map(
+          ({ run, depth }) => html`
+            <tr key=${run.id} data-run=${run.id} data-parent=${run.parent_run} class=${depth ? "nested" : undefined} style=${depth ? `--depth: ${depth}` : undefined}>
+              <td class="request">
+                <a href=${`#/runs/${run.id}`}>
+                  ${depth ? html`<span class="nest" aria-label="called by the run above">↳ </span>` : null}
+                  ${run.method ? html`<span class="method">${run.method}</span> ` : null}<span class="mono path">${run.path ?? run.integration}</span>
+                </a>
+              </td>
+              <td><span class=${`status ${run.status}`}>${run.http_status ?? ""} ${run.status}</span></td>
+              <td>${run.integration}${run.labels.length ? html` <span class="muted">[${run.labels.join(", ")}]</span>` : null}</td>
               <td>${new Date(run.started_at).toLocaleString()}</td>
               <td>${formatDuration(run.duration_ms)}</td>
               <td>${run.trigger}${run.rerun_of ? " ↻" : ""}</td>
-              <td>${run.labels.join(", ")}</td>
+              <td class="mono id">${run.id}</td>
             </tr>
           `,
         )}
       </tbody>
     </table>
+    </div>
   `;
 }

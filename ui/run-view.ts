@@ -3,6 +3,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { call, getJson, type Item, projectDir, type RunRecord } from "./api.js";
 import { asBassRun, asCurl, barOf, formatBytes, formatDuration, maskedFields } from "./format.js";
+import { JsonView } from "./json-view.js";
 
 /** What the page learnt of a re-run it made (the masked fields it went with), shown on the new run. */
 const rerunNotes = new Map<string, string>();
@@ -181,7 +182,14 @@ function ItemRow({ item, record }: { item: Item; record: RunRecord }) {
           <span class="when">${item.kind === "REQUEST" || item.kind === "CALLINT" ? formatDuration(item.duration_ms) : ""}</span>
           <span class="track" aria-hidden="true"><span class="bar" style=${`left:${bar.left}%;width:${bar.width}%`}></span></span>
         </summary>
-        <pre>${JSON.stringify(detailOf(item), null, 2)}</pre>
+        ${
+          item.kind === "REQUEST"
+            ? html`<div class="pair">
+                <section><h3>Request</h3><${JsonView} value=${item.request} label=${`item ${item.seq}, request`} /></section>
+                <section><h3>Response</h3><${JsonView} value=${item.response} label=${`item ${item.seq}, response`} /></section>
+              </div>`
+            : html`<${JsonView} value=${detailOf(item)} label=${`item ${item.seq}, ${item.kind}`} />`
+        }
       </details>
       ${why ? html`<p class="why">${why}</p>` : null}
       ${item.kind === "CALLINT" ? html`<p class="child">run <a class="mono" href=${`#/runs/${item.run_id}`}>${item.run_id}</a></p>` : null}

@@ -1,11 +1,6 @@
 import type { RunRecord } from "../engine/types.js";
 import type { HistoryStore } from "../history/store.js";
-
-/** What the run list shows of a run; the page reads the rest from `/_bass/runs/{id}`. */
-export type RunSummary = Pick<
-  RunRecord,
-  "id" | "integration" | "status" | "trigger" | "started_at" | "duration_ms" | "labels" | "rerun_of"
->;
+import { summaryOf } from "../history/summary.js";
 
 /** An event stream's two ends, as the server gives them: text out, and its end. */
 export interface EventSink {
@@ -71,9 +66,4 @@ export function createRunEvents(): RunEvents {
       timer = undefined;
     },
   };
-}
-
-function summaryOf(record: RunRecord): RunSummary {
-  const { id, integration, status, trigger, started_at, duration_ms, labels, rerun_of } = record;
-  return { id, integration, status, trigger, started_at, duration_ms, labels, rerun_of };
 }

@@ -153,6 +153,76 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("shows each run's request and answer, and a callint run's children under it", async () => {
+    const response = await fetch(`${base}/api/v1/core-processor/onboardings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        customer: person("Mary"),
+        account: { product_type: "checking", currency: "USD" },
+      }),
+    });
+    expect(response.status).toBe(201);
+    const [parent] = (await (
+      await fetch(`${base}/_bass/runs?limit=1&integration=onboarding.create`)
+    ).json()) as RunRecord[];
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/`);
+    const row = page.locator(`tr[data-run="${parent?.id}"]`);
+    await row.waitFor();
+    expect(await row.locator("td.request").textContent()).toContain(
+      "POST /api/v1/core-processor/onboardings",
+    );
+    expect(await row.locator("td").nth(1).textContent()).toContain("201 success");
+    // Its two children come right after it, each marked with its parent.
+    const order = await page.$$eval("tr[data-run]", (rows) =>
+      rows.map((one) => [one.getAttribute("data-run"), one.getAttribute("data-parent")]),
+    );
+    const at = order.findIndex(([id]) => id === parent?.id);
+    expect(order.slice(at + 1, at + 3).map(([, of]) => of)).toEqual([parent?.id, parent?.id]);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("searches as you type, and keeps the filters in the address", async () => {
+    await createCustomer("Hedy");
+    await createCustomer("Radia");
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/_bass/`);
+    await page.waitForSelector("tr[data-run]");
+    await page.getByLabel("Text").pressSequentially("Radia");
+    await page.waitForURL((url) => url.hash === "#/?q=Radia");
+    await page.waitForFunction(() => document.querySelectorAll("tr[data-run]").length === 1);
+    // The address opens the same list.
+    await page.goto(`${base}/_bass/#/?status=success&q=Hedy`);
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll("tr[data-run]").length === 1);
+    expect(await page.getByLabel("Text").inputValue()).toBe("Hedy");
+    expect(await page.getByLabel("Status").inputValue()).toBe("success");
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("fits a 420 px screen: the list and a run's timeline, every item open, without scrolling sideways", async () => {
+    const id = await createCustomer("Annie");
+    const context = await browser.newContext({ viewport: { width: 420, height: 860 } });
+    const { page, problems } = await openPage(context);
+    await page.goto(`${base}/_bass/`);
+    await page.waitForSelector("tr[data-run]");
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    if (screenshots) await page.screenshot({ path: join(screenshots, "run-list-420.png"), fullPage: true });
+    await page.goto(`${base}/_bass/#/runs/${id}`);
+    await page.waitForSelector(".timeline .item.request");
+    await page.$$eval(".timeline details", (all) => {
+      for (const one of all) (one as HTMLDetailsElement).open = true;
+    });
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    if (screenshots) await page.screenshot({ path: join(screenshots, "run-420.png"), fullPage: true });
+    await context.close();
+    expect(problems).toEqual([]);
+  });
+
   it("re-runs a run: a new run, linked to the old one, with the same status", async () => {
     const response = await fetch(`${base}${createPath}?customer_id=P000001`);
     expect(response.status).toBe(200);
@@ -203,7 +273,15 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     const rows = await page.$$eval("table.diff tbody tr", (all) =>
       all.map((row) => [...row.children].map((cell) => cell.textContent?.trim())),
     );
-    expect(rows).toContainEqual(["items[0].data.payload.first_name", '"Ada"', '"Donald"']);
+    // Grouped by item, each group named by what the item is; the columns name the two runs.
+    expect(rows).toContainEqual(["Item 1: INPUT"]);
+    const group = rows.findIndex((row) => row[0] === "Item 1: INPUT");
+    expect(rows.slice(group + 1)).toContainEqual(["data.payload.first_name", '"Ada"', '"Donald"']);
+    const heads = await page.$$eval("table.diff thead th", (all) =>
+      all.map((cell) => cell.textContent?.trim()),
+    );
+    expect(heads).toEqual(["Where", `A · ${a}`, `B · ${b}`]);
+    if (screenshots) await page.screenshot({ path: join(screenshots, "run-diff.png"), fullPage: true });
     expect(JSON.stringify(rows)).not.toContain(taxId);
     await page.close();
     expect(problems).toEqual([]);
@@ -282,9 +360,22 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
     const context = await browser.newContext({ bypassCSP: true });
     const { page } = await openPage(context);
     const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-    for (const hash of ["#/", `#/runs/${id}`]) {
+    const other = await createCustomer("Ida");
+    const views: [string, string][] = [
+      ["#/", "table.runs"],
+      [`#/runs/${id}`, ".timeline"],
+      [`#/diff/${id}/${other}`, "table.diff"],
+    ];
+    for (const [width, [hash, ready]] of [1280, 420].flatMap((one) =>
+      views.map((view) => [one, view] as const),
+    )) {
+      await page.setViewportSize({ width, height: 900 });
       await page.goto(`${base}/_bass/${hash}`);
-      await page.waitForSelector(hash === "#/" ? "table.runs" : ".timeline");
+      await page.waitForSelector(ready);
+      // Every item opened: its request and answer are checked too.
+      await page.$$eval(".timeline details", (all) => {
+        for (const one of all) (one as HTMLDetailsElement).open = true;
+      });
       await page.addScriptTag({ content: axe });
       const violations = await page.evaluate(async () => {
         const result = await (
@@ -296,7 +387,7 @@ describe.skipIf(!executable)("the run history page in Chromium", () => {
           .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
           .map((violation) => `${violation.id}: ${violation.help}`);
       });
-      expect(violations, hash).toEqual([]);
+      expect(violations, `${hash} at ${width} px`).toEqual([]);
     }
     await context.close();
   });

@@ -151,6 +151,9 @@ describe("GET /_bass/events", () => {
       started_at: expect.any(String),
       duration_ms: expect.any(Number),
       labels: [],
+      method: "POST",
+      path: "/transfers",
+      http_status: expect.any(Number),
     });
     await app.close();
     expect(ended).toBe(true);
