@@ -3,8 +3,8 @@
  * that the run history page and serve's event stream make it alike from a record.
  */
 
-/** The part of a record a summary reads; the page's own record type has it too. */
-export interface SummarizedRecord {
+/** What a record and its summary both say of a run. */
+interface RunFacts {
   id: string;
   integration: string;
   status: string;
@@ -12,19 +12,16 @@ export interface SummarizedRecord {
   started_at: string;
   duration_ms: number | null;
   labels: string[];
+}
+
+/** The part of a record a summary reads; the page's own record type has it too. */
+export interface SummarizedRecord extends RunFacts {
   rerun_of?: string | undefined;
   parent_run?: string | undefined;
   items: readonly { kind: string; data?: unknown }[];
 }
 
-export interface RunSummary {
-  id: string;
-  integration: string;
-  status: string;
-  trigger: string;
-  started_at: string;
-  duration_ms: number | null;
-  labels: string[];
+export interface RunSummary extends RunFacts {
   rerun_of?: string;
   /** The run that called this one (callint). */
   parent_run?: string;

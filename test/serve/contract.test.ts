@@ -221,6 +221,14 @@ describe("the samples' OpenAPI document", () => {
       });
     const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
       fetch(prism.url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+    // A transfer with an Idempotency-Key, as a client that retries sends it.
+    const keyed = (key: string, amount: string) =>
+      send(
+        "POST",
+        `${base}/monetary-internal-transfers`,
+        { ...auth, ...json, "idempotency-key": key },
+        transfer(amount),
+      );
     const answers: [string, Response, number][] = [
       ["no token", await send("GET", `${base}/customers?customer_id=P000001`, {}), 401],
       [
@@ -239,46 +247,10 @@ describe("the samples' OpenAPI document", () => {
         400,
       ],
 
-      [
-        "a bad Idempotency-Key",
-        await send(
-          "POST",
-          `${base}/monetary-internal-transfers`,
-          { ...auth, ...json, "idempotency-key": "x".repeat(65) },
-          transfer("1.00"),
-        ),
-        400,
-      ],
-      [
-        "a keyed transfer",
-        await send(
-          "POST",
-          `${base}/monetary-internal-transfers`,
-          { ...auth, ...json, "idempotency-key": "k1" },
-          transfer("1.00"),
-        ),
-        201,
-      ],
-      [
-        "the same, replayed",
-        await send(
-          "POST",
-          `${base}/monetary-internal-transfers`,
-          { ...auth, ...json, "idempotency-key": "k1" },
-          transfer("1.00"),
-        ),
-        201,
-      ],
-      [
-        "the key with another body",
-        await send(
-          "POST",
-          `${base}/monetary-internal-transfers`,
-          { ...auth, ...json, "idempotency-key": "k1" },
-          transfer("2.00"),
-        ),
-        422,
-      ],
+      ["a bad Idempotency-Key", await keyed("x".repeat(65), "1.00"), 400],
+      ["a keyed transfer", await keyed("k1", "1.00"), 201],
+      ["the same, replayed", await keyed("k1", "1.00"), 201],
+      ["the key with another body", await keyed("k1", "2.00"), 422],
       [
         "an onboarding without a product",
         await send("POST", `${base}/onboardings`, { ...auth, ...json }, "{}"),
