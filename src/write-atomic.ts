@@ -5,14 +5,14 @@ import { closeFile, openFile, renameFile, syncFile, unlinkFile, writeData } from
 
 let nextTemp = 0;
 
-/** The temp name `writeFileAtomic` writes `path` under: unique per process and thread (SPEC §13.2). */
+/** The temp name `writeFileAtomic` writes `path` under: unique per process and thread (docs/architecture.md#what-bass-keeps-on-disk). */
 export function tempPathFor(path: string): string {
   return `${path}.${process.pid}-${threadId}-${nextTemp++}.tmp`;
 }
 
 /**
  * Writes `text` to a temp file beside `path` (`<path>.<pid>-<thread>-<n>.tmp`) and renames it over `path`:
- * the file is whole or absent, also after `kill -9`, never half-written (SPEC §12). `mode` is the new
+ * the file is whole or absent, also after `kill -9`, never half-written (docs/architecture.md#what-bass-keeps-on-disk). `mode` is the new
  * file's (0600 for bass's own state), before the umask. A folder that is not there yet is made, private
  * (0700) for a private file; only a missing folder costs the extra call.
  */

@@ -1,4 +1,4 @@
-/** The prepared request an adapter executes (SPEC §8): the service name and the payload the mappings built. */
+/** The prepared request an adapter executes (docs/behaviour.md#systems-and-adapters): the service name and the payload the mappings built. */
 export interface AdapterRequest {
   service_name: string;
   payload: unknown;

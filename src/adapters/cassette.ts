@@ -10,7 +10,7 @@ export interface Exchange {
   response: AdapterResponse;
 }
 
-/** A recording of a run's adapter exchanges (SPEC §6 `--record`), masked before it is written. */
+/** A recording of a run's adapter exchanges (docs/behaviour.md#bass-run `--record`), masked before it is written. */
 export interface Cassette {
   integration: string;
   recorded_at: string;

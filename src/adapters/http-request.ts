@@ -2,7 +2,7 @@ import { isUint8Array } from "node:util/types";
 import { BassError } from "../errors.js";
 import { isObject } from "../objects.js";
 
-/** One HTTP request as the payload of a service call describes it (SPEC §8). */
+/** One HTTP request as the payload of a service call describes it (docs/behaviour.md#systems-and-adapters). */
 export interface PreparedRequest {
   method: string;
   path: string;

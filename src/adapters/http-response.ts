@@ -7,7 +7,7 @@ const ERROR_FIELDS = ["message", "error", "errorMessage", "detail", "title"];
 const RAW_PAYLOAD_BYTES = 64 * 1024;
 const MESSAGE_CHARS = 1024;
 
-/** The most of a response body the adapter reads, 10 MiB (SPEC §12: no unbounded memory from a body). */
+/** The most of a response body the adapter reads, 10 MiB (docs/behaviour.md#systems-and-adapters: no unbounded memory from a body). */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 // Values stay strings: account numbers keep their leading zeros and money never becomes a float.

@@ -1,5 +1,5 @@
 /**
- * The http adapter's retry policy (SPEC §8): which requests may be sent again, after which answers,
+ * The http adapter's retry policy (docs/behaviour.md#systems-and-adapters): which requests may be sent again, after which answers,
  * and how long to wait in between.
  */
 import type { PreparedRequest } from "./http-request.js";

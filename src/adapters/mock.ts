@@ -9,7 +9,7 @@ export interface MockAnswer {
   messages?: string[];
 }
 
-/** Answers by formula variable; a list answers a `call_for_each` service request by `sridx` (SPEC §6). */
+/** Answers by formula variable; a list answers a `call_for_each` service request by `sridx` (docs/behaviour.md#bass-run). */
 export type MockAnswers = Readonly<Record<string, MockAnswer | readonly (MockAnswer | null)[]>>;
 
 /** An adapter that answers from `--mock` answers instead of calling systems. */
@@ -25,7 +25,7 @@ export function createMockAdapter(answers: MockAnswers, source: string): Adapter
           entry === undefined ? suggestion(formulaVariable, Object.keys(answers), "it answers") : "";
         throw new Error(`${source} has no answer for service request "${which}"${keys}`);
       }
-      // A list's entries are checked when they are used: those at skipped indexes are ignored (SPEC §6).
+      // A list's entries are checked when they are used: those at skipped indexes are ignored (docs/behaviour.md#bass-run).
       const problem = answerProblem(answer, which);
       if (problem) throw new Error(`${source}: ${problem}`);
       return {

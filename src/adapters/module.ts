@@ -6,7 +6,7 @@ import { BassError } from "../errors.js";
 import { importModule } from "../import-module.js";
 import type { Adapter, AdapterCallContext, AdapterRequest, AdapterResponse } from "./adapter.js";
 
-/** What a module adapter exports (SPEC §8). */
+/** What a module adapter exports (docs/behaviour.md#systems-and-adapters). */
 type ModuleExecute = (request: AdapterRequest, config: SystemConfig, context: AdapterCallContext) => unknown;
 
 /** Imports a module adapter (`adapter: ./path.js`, relative to the project file's folder) and checks that it exports `execute`. */

@@ -42,7 +42,7 @@ export interface RunCommandOptions extends Omit<ReadInputOptions, "cwd" | "readS
   verbose?: boolean | undefined;
   /** Where a line may say what a run waits on (a terminal's stderr), or undefined. */
   progress?: ((text: string) => void) | undefined;
-  /** Run in a worker thread with the memory limit (SPEC §13.1). */
+  /** Run in a worker thread with the memory limit (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host). */
   isolate?: boolean | undefined;
   project?: string | undefined;
   cwd: string;
@@ -266,7 +266,7 @@ async function printRun(
   { json, verbose }: Show,
   output: Output,
 ): Promise<void> {
-  // An async run answers 202 at once (SPEC §4.9); bass run still waits for it, to show and store its record.
+  // An async run answers 202 at once (docs/behaviour.md#bass-serve); bass run still waits for it, to show and store its record.
   const recorded = record.items.findLast((item) => item.kind === "OUTPUT");
   const shownOutput = accepted ?? (recorded?.kind === "OUTPUT" ? recorded.data : undefined);
   if (json) {

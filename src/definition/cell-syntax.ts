@@ -1,6 +1,6 @@
 import { type Node, type Options, type Program, parse } from "acorn";
 
-/** How a cell yields its value (SPEC §4.1): a one-line expression, or a function body that `return`s. */
+/** How a cell yields its value (docs/reference.md#cells-namespace-and-special-functions): a one-line expression, or a function body that `return`s. */
 export type CellForm = "expression" | "body";
 
 export type ParsedCell =
@@ -21,7 +21,7 @@ export interface CellPosition {
 }
 
 // No `locations`: line and column are worked out from offsets only for the few nodes that are reported.
-// A cell may await (SPEC §13.1): one that does runs as an async function.
+// A cell may await (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host): one that does runs as an async function.
 const bodyOptions: Options = {
   ecmaVersion: "latest",
   sourceType: "script",

@@ -3,7 +3,7 @@ import { objectItems } from "./object-items.js";
 import { type Definition, integrationHooks, serviceRequestHooks } from "./types.js";
 import { formatPath, type ValuePath } from "./value-path.js";
 
-/** Every loop variable of SPEC §4.2. */
+/** Every loop variable of docs/reference.md#cells-namespace-and-special-functions. */
 export const loopVariables = [
   "sritem",
   "sridx",

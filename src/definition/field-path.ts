@@ -1,4 +1,4 @@
-/** One step of a field path (SPEC §4.5, §4.8). */
+/** One step of a field path (docs/reference.md#service_requestsfield_mappings, docs/reference.md#masks). */
 export type PathSegment =
   | { kind: "key"; name: string }
   | { kind: "index"; index: number }

@@ -16,7 +16,7 @@ export function findProjectFile(start: string): string | undefined {
   }
 }
 
-/** Whether a file is a definition (tests of definitions are `*.test.yaml`, SPEC §11). */
+/** Whether a file is a definition (tests of definitions are `*.test.yaml`, docs/reference.md#test-file). */
 export function isDefinitionFile(file: string): boolean {
   return /\.ya?ml$/.test(file) && !/\.test\.ya?ml$/.test(file) && !file.endsWith(projectFileName);
 }
@@ -36,7 +36,7 @@ export function listDefinitionFiles(
   return { files: [...files].sort(), unmatched };
 }
 
-/** Whether a file holds tests of definitions (SPEC §11). */
+/** Whether a file holds tests of definitions (docs/reference.md#test-file). */
 export function isTestFile(file: string): boolean {
   return /\.test\.ya?ml$/.test(file);
 }

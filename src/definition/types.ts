@@ -1,6 +1,6 @@
-/** The shape of a definition file (SPEC §2) and of the project file (SPEC §3), as the schema allows them. */
+/** The shape of a definition file (docs/reference.md#definition-file) and of the project file (docs/reference.md#project-file), as the schema allows them. */
 
-/** JavaScript source of a code cell (SPEC §4.1); `null` or absent means "none". */
+/** JavaScript source of a code cell (docs/reference.md#cells-namespace-and-special-functions); `null` or absent means "none". */
 export type Cell = string | null;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -67,7 +67,7 @@ export interface FieldMapping {
   sequence?: number;
 }
 
-/** The eight hooks of one service call, in the order they may run (SPEC §4.6). */
+/** The eight hooks of one service call, in the order they may run (docs/reference.md#service_requests). */
 export const serviceRequestHooks = [
   "before_prepare_request_hook",
   "after_prepare_request_success_hook",
@@ -93,7 +93,7 @@ export type ServiceRequest = {
   field_mappings?: FieldMapping[];
 } & { [hook in ServiceRequestHook]?: Cell };
 
-/** The four hooks of an integration, in run order (SPEC §4.4). */
+/** The four hooks of an integration, in run order (docs/reference.md#how-a-run-uses-these-keys). */
 export const integrationHooks = [
   "before_hook",
   "on_success_hook",
@@ -128,7 +128,7 @@ export interface RetryConfig {
 }
 
 export interface SystemConfig {
-  /** `http`, `echo`, or a path to a module exporting `execute` (SPEC §8). */
+  /** `http`, `echo`, or a path to a module exporting `execute` (docs/behaviour.md#systems-and-adapters). */
   adapter: string;
   base_url?: string;
   timeout_ms?: number;

@@ -10,7 +10,7 @@ const maxExponent = 1000;
 const failed: CastResult = { ok: false };
 
 /**
- * Casts a field mapping's value to its `value_type` (SPEC §4.5); `null` and `undefined` pass as they are.
+ * Casts a field mapping's value to its `value_type` (docs/reference.md#service_requestsfield_mappings); `null` and `undefined` pass as they are.
  * - `string`: strings; finite numbers, bigints and booleans through `String()`.
  * - `integer`: safe integers; strings of optional sign and digits (white space around) that make a
  *   safe integer. Never truncates: 1.5, "1.5", true and "" fail.

@@ -87,7 +87,7 @@ export interface CompiledIntegration {
   valueMappers: ReadonlyMap<string, (value: unknown) => unknown>;
   /** What `humanize` gives for the names of its parts (see humanize.ts). */
   humanNames: ReadonlyMap<string, string>;
-  /** The names every run's namespace has from its start, which `keep` may not replace (SPEC §4.2). */
+  /** The names every run's namespace has from its start, which `keep` may not replace (docs/reference.md#cells-namespace-and-special-functions). */
   namespaceNames: ReadonlySet<string>;
   /** The realm its cells run in, shared by the integrations of one loaded project. */
   realm: CellRealm;

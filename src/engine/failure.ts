@@ -2,7 +2,7 @@ import { errorMessage, isBassError } from "../errors.js";
 import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
 import type { OutputData } from "./types.js";
 
-/** The default failure output of SPEC §12, by why the run failed. */
+/** The default failure output of docs/reference.md#how-a-run-uses-these-keys, by why the run failed. */
 const defaults: Record<FailureKind, { status: number; code: string; message: string }> = {
   validation: { status: 422, code: "validation_failed", message: "the request did not pass validation" },
   service: {
@@ -15,7 +15,7 @@ const defaults: Record<FailureKind, { status: number; code: string; message: str
 };
 
 /**
- * Puts the run in failure. On the way in (not through `end()`), the output becomes the §12 default, which
+ * Puts the run in failure. On the way in (not through `end()`), the output becomes the default failure output, which
  * on_failure_hook may then overwrite.
  */
 export function enterFailure(state: RunState, kind: FailureKind, details: readonly string[]): void {
@@ -30,7 +30,7 @@ export function enterFailure(state: RunState, kind: FailureKind, details: readon
   state.defaultPayload = payload;
 }
 
-/** The §12 default output for a failure: `{ error: { code, message, run_id, details } }`. */
+/** The default failure output for a failure: `{ error: { code, message, run_id, details } }`. */
 export function defaultFailureOutput(
   kind: FailureKind,
   details: readonly string[],
@@ -55,7 +55,7 @@ export function recordError(state: RunState, error: unknown): FailureKind {
   return kind;
 }
 
-/** Records a thrown error and puts the run in failure (SPEC §4.4: a cell error outside a service call). */
+/** Records a thrown error and puts the run in failure (docs/reference.md#how-a-run-uses-these-keys: a cell error outside a service call). */
 export function failOnError(state: RunState, error: unknown): void {
   const kind = recordError(state, error);
   enterFailure(state, kind, [errorMessage(error)]);

@@ -1,5 +1,5 @@
 /**
- * The standard JavaScript built-ins a cell sees (SPEC §4.1). Every other free name in a cell is looked up
+ * The standard JavaScript built-ins a cell sees (docs/reference.md#cells-namespace-and-special-functions). Every other free name in a cell is looked up
  * in the run's namespace, so `process`, `require`, `globalThis` and Node's other globals are not there.
  */
 export const cellGlobals: ReadonlySet<string> = new Set([

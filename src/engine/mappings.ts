@@ -6,7 +6,7 @@ import { callCell, type RunState, withBindings } from "./run-state.js";
 import { copyOf } from "./snapshot.js";
 import { toItems } from "./validation.js";
 
-/** Builds a service call's request payload from its field mappings, in order (SPEC §4.5). */
+/** Builds a service call's request payload from its field mappings, in order (docs/reference.md#service_requestsfield_mappings). */
 export async function applyFieldMappings(
   state: RunState,
   request: CompiledServiceRequest,

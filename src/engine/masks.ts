@@ -6,7 +6,7 @@ import { findMatches, setOwn } from "./paths.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
 import type { RunRecord } from "./types.js";
 
-/** What a mask puts in place of the value it hides (SPEC §4.8). */
+/** What a mask puts in place of the value it hides (docs/reference.md#masks). */
 export const maskText = "XXXXXXXXXXXX";
 
 /** Shorter values are not masked by value: they would blank out unrelated text everywhere. */
@@ -80,7 +80,7 @@ export function rememberMasked(values: Set<string>, value: unknown): void {
   if (text.length >= shortestMaskedValue) values.add(text);
 }
 
-/** Header names whose values are always masked, wherever they appear (SPEC §4.8). */
+/** Header names whose values are always masked, wherever they appear (docs/reference.md#masks). */
 const sensitiveHeaders = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"];
 const sensitiveHeader = new RegExp(`^(?:${sensitiveHeaders.join("|")})$`, "i");
 // Every string in a record is checked against its key: most keys are ruled out by their length alone.
@@ -158,7 +158,7 @@ function buildScrubber(list: readonly string[]): <T>(value: T) => T {
 
 /**
  * Masks a run record in place: the content of its items (payloads, headers, messages, labels, data), never
- * its structure (ids, kinds, levels, keys of the record itself), so it stays a §5 record whatever was masked.
+ * its structure (ids, kinds, levels, keys of the record itself), so it stays a history record whatever was masked.
  */
 export function maskRecord(record: RunRecord, scrub: <T>(value: T) => T): RunRecord {
   for (const item of record.items) {

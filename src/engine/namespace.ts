@@ -50,7 +50,7 @@ class RunOf extends Returning {
 
 type Special = (state: RunState, namespace: Namespace) => unknown;
 
-/** The special functions of SPEC §4.2, each made for its run when a cell first reads it. */
+/** The special functions of docs/reference.md#cells-namespace-and-special-functions, each made for its run when a cell first reads it. */
 const specials: Readonly<Record<string, Special>> = {
   end:
     (state, namespace) =>

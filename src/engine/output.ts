@@ -10,13 +10,13 @@ import type { OutputData } from "./types.js";
 export interface CheckedOutput {
   output: OutputData;
   json: string | undefined;
-  /** The payload is still the engine's own §12 default, untouched by a hook. */
+  /** The payload is still the engine's own default failure output, untouched by a hook. */
   isDefault: boolean;
 }
 
 /**
- * Checks the output as SPEC §4.10 says: with a Content-Type the payload must be a byte string. A bad output
- * fails the run and becomes the §12 default (500), without the Content-Type.
+ * Checks the output as docs/behaviour.md#bass-serve says: with a Content-Type the payload must be a byte string. A bad output
+ * fails the run and becomes the default failure output (500), without the Content-Type.
  */
 export function checkOutput(state: RunState): CheckedOutput {
   const output = currentOutput(state);
@@ -96,7 +96,7 @@ function tooLarge(bytes: number, maxBytes: number): Inspected {
 }
 
 /**
- * A checked output as plain data of bass's own realm, which is what leaves the cells' realm (SPEC §13.1):
+ * A checked output as plain data of bass's own realm, which is what leaves the cells' realm (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host):
  * a JSON payload as its JSON text reads, a byte string as a Buffer of its own.
  */
 function release(output: OutputData, json: string | undefined): OutputData {

@@ -23,7 +23,7 @@ export function setOwn(target: object, key: string | number, value: unknown): vo
 }
 
 /**
- * Writes `value` at the path (SPEC §4.5), creating what is missing on the way: an array where the next
+ * Writes `value` at the path (docs/reference.md#service_requestsfield_mappings), creating what is missing on the way: an array where the next
  * step is an index, else an object. A primitive or null in the way is replaced; inherited properties
  * are never walked into.
  */
@@ -47,7 +47,7 @@ export function writePath(
   if (target) setOwn(container, keyOf(target), value);
 }
 
-/** Every existing place the path reaches (SPEC §4.8), `[*]` matching each element or own value. */
+/** Every existing place the path reaches (docs/reference.md#masks), `[*]` matching each element or own value. */
 export function findMatches(root: unknown, segments: readonly MatchSegment[]): PathMatch[] {
   let values = [root];
   let matches: PathMatch[] = [];

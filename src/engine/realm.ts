@@ -7,7 +7,7 @@ import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
 
-/** The names every cell of one run sees (SPEC §4.2): an object that inherits no name, one per run. */
+/** The names every cell of one run sees (docs/reference.md#cells-namespace-and-special-functions): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
 
 /**
@@ -53,7 +53,7 @@ export interface NativeLibrary {
 }
 
 /**
- * The realm cells run in (SPEC §13.1): a context of its own whose intrinsics are frozen and where code
+ * The realm cells run in (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host): a context of its own whose intrinsics are frozen and where code
  * cannot be made from strings (`eval`, `Function`), so no run changes what another run, or bass, sees.
  * Nothing of bass's own realm is reachable from a cell: the namespace, the special functions and the
  * checks the compiled code calls are made in the realm, and what bass hands in is copied into it.

@@ -8,7 +8,7 @@ import type { RunFiles } from "./run-files.js";
 import type { InputData, Item, OutputData, RunTrigger, UploadedFile } from "./types.js";
 import type { VaultStore } from "./vault.js";
 
-/** Why a run is in failure; it picks the default failure output of SPEC §12. */
+/** Why a run is in failure; it picks the default failure output of docs/reference.md#how-a-run-uses-these-keys. */
 export type FailureKind = "validation" | "service" | "timeout" | "error";
 
 /** Everything one run changes as it goes; the pipeline steps share it. */
@@ -65,7 +65,7 @@ export interface RunState {
   runDeadline: number;
   /** Made when an adapter first asks for the signal; aborted when the run times out waiting on an adapter. */
   abort: AbortController | undefined;
-  /** The §12 default payload the engine set, so that it can be masked if it is still the answer at the end. */
+  /** The default failure payload the engine set, so that it can be masked if it is still the answer at the end. */
   defaultPayload: unknown;
   clock: () => Date;
 }
@@ -172,7 +172,7 @@ export function callOptional(state: RunState, cell: CompiledCell | undefined): u
 }
 
 /**
- * Binds loop variables for the duration of `work`, then unbinds them (SPEC §4.2 scopes); where `work` gives
+ * Binds loop variables for the duration of `work`, then unbinds them (docs/reference.md#cells-namespace-and-special-functions scopes); where `work` gives
  * a promise (a cell that awaits), once it settles.
  */
 export function withBindings<T>(state: RunState, bindings: Record<string, unknown>, work: () => T): T {

@@ -75,13 +75,13 @@ export interface RunResult {
   outputJson?: string | undefined;
   /** The masked run history record. */
   record: RunRecord;
-  /** Masks a copy of anything else bass prints or writes about this run (SPEC §4.8): recordings, logs. */
+  /** Masks a copy of anything else bass prints or writes about this run (docs/reference.md#masks): recordings, logs. */
   mask<T>(value: T): T;
   /** The values the run masked (by its masks, or read as secrets): a callint parent masks them too. */
   maskedValues: readonly string[];
 }
 
-/** Runs one integration to its end (SPEC §4.4). */
+/** Runs one integration to its end (docs/reference.md#how-a-run-uses-these-keys). */
 export async function runIntegration(
   integration: CompiledIntegration,
   input: RunInput,
@@ -92,7 +92,7 @@ export async function runIntegration(
 
 export interface StartedRun {
   runId: string;
-  /** For an async integration, the record as it stands at the start (status `running`, SPEC §4.9). */
+  /** For an async integration, the record as it stands at the start (status `running`, docs/behaviour.md#bass-serve). */
   started: RunRecord | undefined;
   /** For an async integration, what the caller gets at once: 202 `{ run_id, status: "started" }`. */
   accepted: OutputData | undefined;
@@ -189,7 +189,7 @@ export function startIntegration(
     const { output: final, json, isDefault } = checkOutput(state);
     const scrubber = scrub();
     let outputJson = json;
-    // The §12 default output is masked, also where serve sends it: it may echo input in its details.
+    // The default failure output is masked, also where serve sends it: it may echo input in its details.
     if (isDefault) {
       scrubber(final.payload);
       outputJson = undefined;
@@ -210,12 +210,12 @@ export function startIntegration(
 
 type InputItem = Extract<Item, { kind: "INPUT" }>;
 
-/** Steps 2 to 5 of SPEC §4.4, in order; a step may return a promise to wait for. */
+/** Steps 2 to 5 of docs/reference.md#how-a-run-uses-these-keys, in order; a step may return a promise to wait for. */
 const steps: readonly ((state: RunState, inputItem: InputItem, adapters: AdapterResolver) => unknown)[] = [
   // The INPUT item keeps the payload as received, masked before any cell can fail or end the run, so the
-  // record never holds what a mask hides (SPEC §4.8).
+  // record never holds what a mask hides (docs/reference.md#masks).
   (state, inputItem) => applyMasks(state, state.integration.inputMasks, inputItem.data.payload),
-  // An async run answers at once (SPEC §4.9): the rest of its work waits until the caller has the 202.
+  // An async run answers at once (docs/behaviour.md#bass-serve): the rest of its work waits until the caller has the 202.
   (state) =>
     state.runAsync
       ? Promise.all([new Promise((resolve) => setImmediate(resolve)), state.startKept])
@@ -240,7 +240,7 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
   (state, _inputItem, adapters) => runServiceRequests(state, adapters),
 ];
 
-/** Steps 2 to 7 of SPEC §4.4. */
+/** Steps 2 to 7 of docs/reference.md#how-a-run-uses-these-keys. */
 async function runSteps(
   state: RunState,
   inputItem: InputItem,
@@ -406,7 +406,7 @@ function buildRecord(state: RunState, status: RunRecord["status"], clock: () => 
   return recordOf(state, status, ended);
 }
 
-/** What a record says of its run: the fields `recordOf` puts in their §5 order. */
+/** What a record says of its run: the fields `recordOf` puts in the order a history record has them. */
 interface RecordParts {
   id: string;
   integration: { name: string };

@@ -19,7 +19,7 @@ import { snapshot } from "./snapshot.js";
 import type { Item } from "./types.js";
 import { runValidationRules, toItems } from "./validation.js";
 
-/** One service call's part of the formula variable (SPEC §4.6). */
+/** One service call's part of the formula variable (docs/reference.md#service_requests). */
 export interface CallSlot {
   request: { service_name: string; payload: unknown };
   response: AdapterResponse | null;
@@ -78,7 +78,7 @@ export function calladapterAnswered(
   return { request, response };
 }
 
-/** Runs the service requests in `sequence` order while the run is not in failure (SPEC §4.4 step 5). */
+/** Runs the service requests in `sequence` order while the run is not in failure (docs/reference.md#how-a-run-uses-these-keys step 5). */
 export async function runServiceRequests(state: RunState, adapters: AdapterResolver): Promise<void> {
   for (const request of state.integration.serviceRequests) {
     if (state.failure) return;

@@ -35,7 +35,7 @@ export function copyOf<T>(value: T): T {
   return value !== null && typeof value === "object" ? structuredClone(value) : value;
 }
 
-/** A byte string as history records it (SPEC §5): its length and its first 256 characters as UTF-8 text. */
+/** A byte string as history records it (docs/architecture.md#the-run-history-basshistory): its length and its first 256 characters as UTF-8 text. */
 export function bytesPreview(bytes: Uint8Array): BytesPreview {
   let preview = utf8.decode(bytes.subarray(0, previewBytes)).slice(0, previewLength);
   const lastCode = preview.charCodeAt(preview.length - 1);

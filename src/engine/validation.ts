@@ -9,7 +9,7 @@ export interface RulesOutcome {
 }
 
 /**
- * Runs validation rules in order (SPEC §4.4 step 4, §4.6): all of them run, each failure adds a
+ * Runs validation rules in order (docs/reference.md#how-a-run-uses-these-keys step 4, docs/reference.md#service_requests): all of them run, each failure adds a
  * VALIDATION_FAILURE item. `bindings` are the loop variables of the service call they belong to.
  */
 export async function runValidationRules(

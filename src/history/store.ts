@@ -22,7 +22,7 @@ export interface HistoryStoreOptions {
   maxItemBytes?: number | undefined;
   /** Where runs' files are kept (`.bass/files`), as long as their records; none are kept without it. */
   filesDir?: string | undefined;
-  /** Masked in the store's error messages: the folder's path may come from the environment (SPEC §3). */
+  /** Masked in the store's error messages: the folder's path may come from the environment (docs/reference.md#history). */
   secrets?: readonly string[];
 }
 
@@ -48,7 +48,7 @@ export interface HistoryStore {
 /** A record as its line holds it: with its sealed request, which only re-runs read. */
 type StoredRecord = RunRecord & { sealed_request?: string };
 
-/** The store options a project file asks for, with the defaults of SPEC §3; `dir` is relative to the project's folder. */
+/** The store options a project file asks for, with the defaults of docs/reference.md#history; `dir` is relative to the project's folder. */
 export function resolveHistoryOptions(
   projectDir: string,
   config: HistoryConfig = {},

@@ -2,7 +2,7 @@ import { BassError } from "../errors.js";
 import { coreError } from "./core-error.js";
 import type { MockcoreAnswer } from "./handler.js";
 
-/** Faults the core injects for tests of callers (SPEC §9). A rate is a share of requests, 0 to 1. */
+/** Faults the core injects for tests of callers (docs/mockcore.md#state-and-faults). A rate is a share of requests, 0 to 1. */
 export interface MockcoreFaults {
   /** Every request waits this long before the core looks at it. */
   latencyMs?: number;

@@ -70,7 +70,7 @@ const routes: Route[] = [
 ];
 
 /**
- * The mock core's answer to a request (SPEC §9), no sockets: the route, the JSON body, the ledger
+ * The mock core's answer to a request (docs/mockcore.md#the-mock-cores-api), no sockets: the route, the JSON body, the ledger
  * operation and the data file write. `body` is `undefined` when it passed the limit (413).
  */
 export function createMockcoreHandler(

@@ -1,7 +1,7 @@
 import type { Minor } from "./money.js";
 
 /**
- * The mock core's ledger (SPEC §9): persons, accounts with their postings, and transfers by
+ * The mock core's ledger (docs/mockcore.md#the-mock-cores-api): persons, accounts with their postings, and transfers by
  * idempotency key. Pure: no I/O, time and ids come in through the Ledger. Every operation is
  * synchronous and checks everything before it changes anything, so a balance read and the posting
  * that relies on it can never be split by another request, and a transfer posts both legs or none.

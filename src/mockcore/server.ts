@@ -33,7 +33,7 @@ export interface Mockcore {
   close(): Promise<void>;
 }
 
-/** Starts the mock core's HTTP face on `node:http` (SPEC §9) and resolves once it listens. */
+/** Starts the mock core's HTTP face on `node:http` (docs/mockcore.md#the-mock-cores-api) and resolves once it listens. */
 export async function startMockcore(options: StartMockcoreOptions = {}): Promise<Mockcore> {
   const { host = "127.0.0.1", port = 0, dataFile, faults = {}, bodyLimitBytes = 1024 * 1024 } = options;
   const injectFaults = createFaultInjector(faults);

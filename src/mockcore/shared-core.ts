@@ -73,7 +73,7 @@ export interface FollowedMockcore {
  * The shared mock core on `dataFile` (startSharedMockcore), followed: while another process runs it, this
  * one looks every 250 ms whether that process is still there, and once it is gone takes the core over (or
  * follows whichever process took it first), so that its calls work again within about half a second
- * (SPEC §13.2) instead of failing for good.
+ * (docs/mockcore.md#state-and-faults) instead of failing for good.
  */
 export async function followSharedMockcore(options: SharedMockcoreOptions): Promise<FollowedMockcore> {
   let current = await startSharedMockcore(options);

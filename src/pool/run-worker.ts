@@ -1,4 +1,4 @@
-// A worker thread that runs integrations (SPEC §13.1): it opens the project itself, from .bass/cache, and
+// A worker thread that runs integrations (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
 import { getHeapStatistics } from "node:v8";
 import { BroadcastChannel, type MessagePort, parentPort, workerData } from "node:worker_threads";

@@ -22,7 +22,7 @@ export interface StartSystemsOptions {
 
 /**
  * The adapters of a project's systems, live. Systems on `base_url: mockcore:` talk to a mock core started in
- * this process on a loopback port (SPEC §9), its state in the project's `mockcore.data` file when it has one;
+ * this process on a loopback port (docs/mockcore.md#the-mock-cores-api), its state in the project's `mockcore.data` file when it has one;
  * when another process already runs the core on that file, they talk to that one or wait for it, and
  * take it over when that process ends (mockcore/shared-core.ts). `lasting`: this process runs until stopped (serve), so others may use its core.
  * An error starting or closing them has each of `secrets` masked: an adapter module's own error, or a

@@ -28,7 +28,7 @@ export function usableDefinitions<T extends { file: string }>(
   return definitions.filter((definition) => !blocked.has(definition.file));
 }
 
-/** The files with blocking findings among `definitions`, in order: each blocks only itself (SPEC §13.3). */
+/** The files with blocking findings among `definitions`, in order: each blocks only itself (docs/behaviour.md#bass-validate). */
 export function brokenFiles(definitions: readonly { file: string }[], issues: readonly Issue[]): string[] {
   const blocked = new Set(issues.filter(isBlocking).map((issue) => issue.file));
   return definitions.map((definition) => definition.file).filter((file) => blocked.has(file));

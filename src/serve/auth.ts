@@ -7,12 +7,12 @@ import { isLoopbackHost } from "../loopback.js";
 /**
  * Whether an `Authorization` header value lets a request in: the scope of its credential (`none`,
  * `bearer:<sha256 of the token>`, `basic:<sha256 of the user>`), whose Idempotency-Keys are its own
- * (SPEC §13.2), or undefined when it may not come in.
+ * (docs/behaviour.md#bass-serve), or undefined when it may not come in.
  */
 export type Authenticator = (authorization: string | undefined) => string | undefined;
 
 /**
- * The check of serve's `auth` (SPEC §3, §7). Secrets are compared as sha256 digests with
+ * The check of serve's `auth` (docs/reference.md#serveauth, docs/behaviour.md#bass-serve). Secrets are compared as sha256 digests with
  * timingSafeEqual, against every configured token or user without an early exit, so neither the
  * length of a secret nor which entry matched shows in the time an answer takes.
  */

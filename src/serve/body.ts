@@ -12,7 +12,7 @@ export const defaultMaxDepth = 64;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * A request body as `input.payload` (SPEC §7): empty → `{}`, JSON and XML into values, anything
+ * A request body as `input.payload` (docs/behaviour.md#bass-serve): empty → `{}`, JSON and XML into values, anything
  * else refused. Details never quote the body: it can hold secrets, and problems are logged.
  */
 export function parseBody(

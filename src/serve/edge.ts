@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import type { ServeAuth } from "../definition/types.js";
 
-/** What serve's edge checks a request's `Host` and `Origin` against (SPEC §13.2). */
+/** What serve's edge checks a request's `Host` and `Origin` against (docs/behaviour.md#bass-serve). */
 export interface EdgeRules {
   /** The host serve listens on (`--host`, `serve.host`). */
   boundHost: string;

@@ -73,7 +73,7 @@ async function handle(
   const refused = checkEdge(context, request, set);
   if (refused) return answer(pathname, refused.status, refused.detail);
 
-  // SPEC §7's order: match the method and path, then check auth.
+  // Match the method and path, then check auth (docs/behaviour.md#bass-serve).
   const isAdmin = pathname === "/_bass" || pathname.startsWith("/_bass/");
   // The run history page's own files hold no data: they need no credential (the page asks for one).
   const page =
@@ -111,7 +111,7 @@ async function handle(
   return handleEndpoint(context, { request, url, match, served, scope });
 }
 
-/** The Host and Origin checks (SPEC §13.2), with the rules of the set serving now. */
+/** The Host and Origin checks (docs/behaviour.md#bass-serve), with the rules of the set serving now. */
 function checkEdge(context: ServeContext, request: ServeRequest, set: ServedSet): EdgeRefusal | undefined {
   const { settings } = set;
   const rules: EdgeRules = {
@@ -247,7 +247,7 @@ async function runInSlot(
 
 /**
  * Keeps a key's first answer for its repeats, unless the system was not reached or the outcome there is
- * unknown (SPEC §13.2): then the key is free again, and a retry runs.
+ * unknown (docs/behaviour.md#bass-serve): then the key is free again, and a retry runs.
  */
 async function keep(first: FirstRun, response: HandledResponse): Promise<void> {
   if (unkeptStatuses.has(response.status) || response.retryable) first.abandon();
@@ -403,7 +403,7 @@ async function runEndpoint(
 }
 
 /**
- * The run's output as SPEC §4.10 says it is sent: byte strings as they are, anything else as JSON (`json`,
+ * The run's output as docs/behaviour.md#bass-serve says it is sent: byte strings as they are, anything else as JSON (`json`,
  * the payload's text when the run has made it already).
  */
 function fromOutput(output: OutputData, json?: string): ServeResponse {

@@ -26,7 +26,7 @@ export type IdempotencyDecision =
   | { kind: "mismatch" };
 
 /**
- * The `Idempotency-Key` layer (SPEC §7, §13.2). Answered keys are kept on disk, one file per key, so a
+ * The `Idempotency-Key` layer (docs/behaviour.md#bass-serve). Answered keys are kept on disk, one file per key, so a
  * restart does not forget them, each answer sealed with the project's state key so that a replay is the
  * first answer byte for byte while the file shows none of it; keys still running are kept in memory only:
  * a request cut off by a crash before it was answered was never answered, so after the restart its key

@@ -1,4 +1,4 @@
-/** Serve's `max_concurrent_runs` (SPEC §7): how many runs may hold a slot at once. */
+/** Serve's `max_concurrent_runs` (docs/reference.md#serve): how many runs may hold a slot at once. */
 export interface Limiter {
   /** A slot's release function (calling it again does nothing), or undefined when every slot is taken: answer 503. */
   tryAcquire(): (() => void) | undefined;

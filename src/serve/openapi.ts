@@ -58,7 +58,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const methodOrder: readonly HttpMethod[] = ["GET", "PUT", "POST", "DELETE", "PATCH"];
 const bodyMethods = new Set<HttpMethod>(["POST", "PUT", "PATCH"]);
 
-/** The shapes every document shares: serve's own errors (SPEC §7), a run's default failure (§12), an async start (§4.9). */
+/** The shapes every document shares: serve's own errors (docs/behaviour.md#bass-serve), a run's default failure (docs/reference.md#how-a-run-uses-these-keys), an async start (docs/behaviour.md#bass-serve). */
 const componentSchemas: Record<string, JsonSchema> = {
   Problem: {
     type: "object",

@@ -1,6 +1,6 @@
 import { setOwn } from "../engine/paths.js";
 
-/** A query string as `input.params` (SPEC §4.2): one value as a string, a repeated name as a list. */
+/** A query string as `input.params` (docs/reference.md#cells-namespace-and-special-functions): one value as a string, a repeated name as a list. */
 export function parseQuery(search: URLSearchParams): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
   for (const name of new Set(search.keys())) {

@@ -244,7 +244,7 @@ function createAnswerQueue(): Batch<Answer> {
   });
 }
 
-/** The whole body, or undefined once it is larger than the limit (SPEC §12: no unbounded memory from a body). */
+/** The whole body, or undefined once it is larger than the limit (docs/reference.md#serve: no unbounded memory from a body). */
 function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
   const declared = Number(request.headers["content-length"] ?? 0);
   if (declared > limit) {

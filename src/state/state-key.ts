@@ -15,7 +15,7 @@ export function stateKeyFile(projectDir: string): string {
 }
 
 /**
- * The sealer of a project's state (SPEC §13.2): the key of `BASS_STATE_KEY` (64 hex characters, or the
+ * The sealer of a project's state (docs/architecture.md#what-bass-keeps-on-disk): the key of `BASS_STATE_KEY` (64 hex characters, or the
  * base64 of 32 bytes), else the one in `.bass/state.key`, made on first use with mode 0600: written whole
  * to a file of its own, then linked in place, which fails for all but one of two processes starting together. A key that is not 32 bytes is an error that
  * says where it came from, never what it holds.

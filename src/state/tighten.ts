@@ -6,7 +6,7 @@ import { basename, dirname, join } from "node:path";
 const tempName = /\.(\d+)-\d+-[0-9a-f]+\.tmp$/;
 
 /**
- * Makes bass's state under `dir` (a project's `.bass/`) private, as bass now creates it (SPEC §13.2):
+ * Makes bass's state under `dir` (a project's `.bass/`) private, as bass now creates it (docs/architecture.md#what-bass-keeps-on-disk):
  * folders 0700, files 0600, tightened where an older bass left them open. Temp files of atomic writes
  * whose process is gone are removed: a `kill -9` in the middle of a write leaves one behind for good.
  * A folder that is not there is fine; a file that cannot be changed is left as it is.

@@ -10,7 +10,7 @@ export interface Difference {
 }
 
 /**
- * Compares a run with its case's expectations (SPEC §11): state exactly, output as a subset, items as a
+ * Compares a run with its case's expectations (docs/behaviour.md#bass-test): state exactly, output as a subset, items as a
  * subsequence of subsets, and values that must appear nowhere in the record. The record is the masked one:
  * what `--update` writes back is what the next run compares with.
  */
@@ -127,7 +127,7 @@ function containsText(value: unknown, text: string): boolean {
 
 /**
  * A run's output as a case expects it (`--update`, `promote`): masked, without the run's own id, which the
- * §12 default output carries and no other run will have.
+ * default failure output carries and no other run will have.
  */
 export function expectedOutput(output: OutputData): Partial<OutputData> {
   const payload = structuredClone(output.payload);

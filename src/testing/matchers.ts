@@ -1,4 +1,4 @@
-// Matchers a case may write where it expects a value that is not the same from run to run (SPEC §13.3):
+// Matchers a case may write where it expects a value that is not the same from run to run (docs/behaviour.md#bass-test):
 // `{ $type: string }`, `{ $match: "^TR\\d+$" }`, `{ $any: true }`. An object with one of these keys and no
 // other is a matcher, never a value.
 

@@ -1,7 +1,7 @@
 import type { MockAnswers } from "../adapters/mock.js";
 import type { OutputData } from "../engine/types.js";
 
-/** A `*.test.yaml` file (SPEC §11): cases of one integration. */
+/** A `*.test.yaml` file (docs/reference.md#test-file): cases of one integration. */
 export interface TestFile {
   integration: string;
   cases: TestCase[];

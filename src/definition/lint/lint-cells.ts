@@ -8,7 +8,7 @@ import type { Definition } from "../types.js";
 import { listKnown } from "./list-known.js";
 import type { Report } from "./report.js";
 
-/** Names a cell sees besides formula variables, kept names and loop variables (SPEC §4.2, §4.3). */
+/** Names a cell sees besides formula variables, kept names and loop variables (docs/reference.md#cells-namespace-and-special-functions). */
 const namespaceNames = new Set<string>([...runVariableNames, ...specialFunctionNames]);
 const forbiddenNames = new Set(["require", "process", "module", "exports", "__dirname", "__filename"]);
 const loopNames = new Set<string>(loopVariables);
