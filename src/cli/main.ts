@@ -2,9 +2,10 @@ import { CommanderError } from "commander";
 import { createEngine, type Engine } from "../engine/engine.js";
 import { isBassError } from "../errors.js";
 import { systemErrorMessage } from "../system-error.js";
+import type { ProgramContext } from "./command-kit.js";
 import type { Writers } from "./output.js";
 import { processWriters } from "./process-writers.js";
-import { createProgram, type ProgramContext } from "./program.js";
+import { createProgram } from "./program.js";
 
 export interface MainOptions {
   cwd?: string;

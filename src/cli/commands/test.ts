@@ -1,0 +1,58 @@
+import { type Command, Option } from "commander";
+import { type TestReporter, testReporters } from "../choices.js";
+import { type CommandKit, type GlobalOptions, invokedAs, terminalProgress } from "../command-kit.js";
+
+export const examples: Record<string, string[]> = {
+  test: ["test", "test tests/customers.create.test.yaml --update", "test --grep transfer --shard 1/2"],
+};
+
+export function add(program: Command, { context, globals, outputFor }: CommandKit): void {
+  globals(
+    program
+      .command("test")
+      .description("run the cases of *.test.yaml files and report them")
+      .argument("[paths...]", "test files or folders (default: every *.test.yaml of the project)")
+      .addOption(new Option("--format <format>", "report format (as --reporter)").choices(testReporters))
+      .addOption(new Option("--reporter <reporter>", "report format").choices(testReporters).default("text"))
+      .option("--update", "rewrite the expect.output of each case whose output differs (masked)", false)
+      .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
+      .option("--shard <i/n>", "run only the i-th of n stable parts of the suite (CI machines)")
+      .option("--bail", "start no case after the first that fails", false)
+      .option("--watch", "run the suite again on every change to the project's files, until Ctrl-C", false),
+  ).action(
+    async (
+      paths: string[],
+      options: GlobalOptions & {
+        reporter: TestReporter;
+        format?: TestReporter;
+        update: boolean;
+        grep?: string;
+        shard?: string;
+        bail: boolean;
+        watch: boolean;
+      },
+    ) => {
+      const { runTestCommand } = await import("../test.js");
+      // A progress line only where a person watches: the process's own terminal.
+      const progress = terminalProgress(context);
+      const run = options.watch ? (await import("../test-watch.js")).watchTests : runTestCommand;
+      context.exitCode = await run(
+        paths,
+        {
+          reporter: options.format ?? options.reporter,
+          command: invokedAs(context.env),
+          update: options.update,
+          grep: options.grep,
+          shard: options.shard,
+          bail: options.bail,
+          project: options.project,
+          cwd: context.cwd,
+          env: context.env,
+          progress,
+          engine: context.engine,
+        },
+        await outputFor(options),
+      );
+    },
+  );
+}
