@@ -98,15 +98,8 @@ export function createScrubber(values: Iterable<string>): <T>(value: T) => T {
   const list = [...new Set(values)]
     .filter((value) => value.length >= shortestMaskedValue)
     .sort((a, b) => b.length - a.length);
-  // Most runs mask no value: they share one scrubber of sensitive headers instead of making their own.
-  if (list.length === 0) {
-    headersOnly ??= buildScrubber([]);
-    return headersOnly;
-  }
-  return buildScrubber(list);
+  return list.length === 0 ? headersOnly : buildScrubber(list);
 }
-
-let headersOnly: (<T>(value: T) => T) | undefined;
 
 /** The scrubber of `list`: values to mask, longest first. */
 function buildScrubber(list: readonly string[]): <T>(value: T) => T {
@@ -193,8 +186,11 @@ export function maskRecord(record: RunRecord, scrub: <T>(value: T) => T): RunRec
   return record;
 }
 
-let lastList: readonly string[] = [];
-let lastPattern: RegExp | undefined;
+/** The last pattern `patternOf` made, and the list it matches. */
+const lastPattern: { list: readonly string[]; pattern: RegExp | undefined } = {
+  list: [],
+  pattern: undefined,
+};
 
 /**
  * The pattern matching any of `list`. Runs in a row mostly mask the same values (a served customer's tax
@@ -202,10 +198,14 @@ let lastPattern: RegExp | undefined;
  * which starts at 0 and leaves `lastIndex` at 0.
  */
 function patternOf(list: readonly string[]): RegExp {
-  const same = list.length === lastList.length && list.every((value, index) => value === lastList[index]);
-  if (lastPattern === undefined || !same) {
-    lastPattern = new RegExp(list.map(escapeRegExp).join("|"), "g");
-    lastList = list;
+  const last = lastPattern.list;
+  const same = list.length === last.length && list.every((value, index) => value === last[index]);
+  if (lastPattern.pattern === undefined || !same) {
+    lastPattern.pattern = new RegExp(list.map(escapeRegExp).join("|"), "g");
+    lastPattern.list = list;
   }
-  return lastPattern;
+  return lastPattern.pattern;
 }
+
+// Most runs mask no value: they share one scrubber of sensitive headers instead of making their own.
+const headersOnly = buildScrubber([]);

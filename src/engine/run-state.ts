@@ -86,8 +86,8 @@ export class RunEnded extends Error {
 /** The clock of a run that is given none. */
 export const systemClock = (): Date => new Date();
 
-let lastMillisecond = Number.NaN;
-let lastTimestamp = "";
+/** The last millisecond isoTime formatted, and its text. */
+const lastTime = { ms: Number.NaN, text: "" };
 
 /** The run clock's time as ISO text; the system clock's text comes from isoTime. */
 export function runTimestamp(state: RunState): string {
@@ -100,11 +100,11 @@ export function runTimestamp(state: RunState): string {
  * and formatting is the cost (bench/tricks.js, "timestamp cache").
  */
 export function isoTime(ms: number): string {
-  if (ms !== lastMillisecond) {
-    lastTimestamp = new Date(ms).toISOString();
-    lastMillisecond = ms;
+  if (ms !== lastTime.ms) {
+    lastTime.text = new Date(ms).toISOString();
+    lastTime.ms = ms;
   }
-  return lastTimestamp;
+  return lastTime.text;
 }
 
 type NewItem = Item extends infer T ? (T extends Item ? Omit<T, "seq" | "at"> : never) : never;

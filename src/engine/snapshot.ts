@@ -10,13 +10,12 @@ const previewBytes = previewLength * 4;
 const utf8 = new TextDecoder();
 
 /** Prototypes of values recorded as their text (a decimal of the cells' realm): frozen, and their `toString` with them. */
-const textPrototypes = new WeakSet<object>();
-let anyTextPrototype = false;
+const textPrototypes = { of: new WeakSet<object>(), any: false };
 
 /** Records the values of `prototype` as their text, as their own `toJSON` would. */
 export function recordAsText(prototype: object): void {
-  textPrototypes.add(prototype);
-  anyTextPrototype = true;
+  textPrototypes.of.add(prototype);
+  textPrototypes.any = true;
 }
 
 /**
@@ -66,7 +65,7 @@ function copy(value: unknown, depth: number, ancestors: object[]): unknown {
   // Checks that hold across realms: cells make their values in a realm of their own.
   if (isUint8Array(object)) return bytesPreview(object);
   if (isDate(object)) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-  if (anyTextPrototype && textPrototypes.has(Object.getPrototypeOf(object))) return String(object);
+  if (textPrototypes.any && textPrototypes.of.has(Object.getPrototypeOf(object))) return String(object);
   ancestors.push(object);
   const copied = copyContainer(object, depth + 1, ancestors);
   ancestors.pop();

@@ -94,21 +94,21 @@ export interface PythonRuntime {
 
 // dist/python: beside this file in tsc's build, and one folder over from the CLI bundle.
 const folder = new URL("../python/", import.meta.url);
-let loading: Promise<PythonRuntime> | undefined;
-let loaded: PythonRuntime | undefined;
+/** This thread's Python runtime: its load, once begun, and the runtime once it has loaded. */
+const thisThread: { loading?: Promise<PythonRuntime>; loaded?: PythonRuntime } = {};
 
 /** The thread's Python runtime: loaded on the first call, from the user's memory snapshot (snapshot.ts). */
 export function loadPython(): Promise<PythonRuntime> {
-  loading ??= startPython().then((runtime) => {
-    loaded = runtime;
+  thisThread.loading ??= startPython().then((runtime) => {
+    thisThread.loaded = runtime;
     return runtime;
   });
-  return loading;
+  return thisThread.loading;
 }
 
 /** The thread's Python runtime if `loadPython` has loaded it. */
 export function pythonRuntime(): PythonRuntime | undefined {
-  return loaded;
+  return thisThread.loaded;
 }
 
 async function startPython(): Promise<PythonRuntime> {

@@ -29,11 +29,12 @@ export interface CellReporter {
  */
 export const unknownTask = -1;
 
-let reporter: CellReporter | undefined;
+/** Who this thread's watchdog tells of the cells it watches (a pool's worker: its stuck-cell sweep). */
+const thisThread: { reporter?: CellReporter | undefined } = {};
 
 /** Tells `to` of every cell this thread's watchdog watches from now on. */
 export function reportCellsTo(to: CellReporter | undefined): void {
-  reporter = to;
+  thisThread.reporter = to;
 }
 
 const lookAgainMs = 50;
@@ -78,7 +79,7 @@ export function createWatchdog(): Watchdog {
     arm(deadline, task, cell) {
       const at = performance.timeOrigin + deadline;
       times[2] = at;
-      reporter?.arm(at, task, cell);
+      thisThread.reporter?.arm(at, task, cell);
       // A SIGINT the watcher wrote for the cell before, just as it ended, is not for this one.
       Atomics.store(slots, 0, 0);
       count = (count % 0x7ffffffe) + 1;
@@ -86,7 +87,7 @@ export function createWatchdog(): Watchdog {
       if (Atomics.load(slots, 2) === 1) Atomics.notify(slots, 1);
     },
     disarm() {
-      reporter?.disarm();
+      thisThread.reporter?.disarm();
       Atomics.store(slots, 1, 0);
       // A SIGINT written just as the cell ended is not for the next one.
       Atomics.store(slots, 0, 0);
