@@ -12,3 +12,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === null || Object.getPrototypeOf(prototype) === null;
 }
+
+/** Sets an own property; `__proto__` is defined as a plain own key so input data never swaps a prototype. */
+export function setOwn(target: object, key: string | number, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (target as Record<string | number, unknown>)[key] = value;
+  }
+}

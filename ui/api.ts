@@ -105,23 +105,29 @@ export async function followRuns(
     try {
       const response = await call("/_bass/events", { signal });
       onOpen();
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
-          const event = parseEvent(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          if (event?.name === "run") onRun(JSON.parse(event.data) as RunSummary);
-        }
-      }
+      for await (const event of eventsOf(response.body as ReadableStream<Uint8Array>))
+        if (event.name === "run") onRun(JSON.parse(event.data) as RunSummary);
     } catch (error) {
       if (signal.aborted || error instanceof NeedsCredential) return;
     }
     await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+/** The server-sent events of a stream, each as it is whole, until the stream ends. */
+async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<{ name: string; data: string }> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+      const event = parseEvent(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
+      if (event) yield event;
+    }
   }
 }
 

@@ -61,16 +61,20 @@ const redacted = "*REDACTED*";
 export function maskedFields(record: RunRecord): string[] {
   const input = inputOf(record);
   if (!input) return [];
-  const found: string[] = [];
-  const walk = (value: unknown, path: string) => {
-    if (typeof value === "string") {
-      if (value.includes(maskText) || value === redacted) found.push(path);
-    } else if (value && typeof value === "object")
-      for (const [key, one] of Object.entries(value))
-        walk(one, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
-  };
-  for (const part of ["payload", "params", "headers", "path"] as const) walk(input[part], part);
-  return found;
+  const isMasked = (leaf: unknown) =>
+    typeof leaf === "string" && (leaf.includes(maskText) || leaf === redacted);
+  return (["payload", "params", "headers", "path"] as const).flatMap((part) =>
+    [...leaves(input[part], part)].filter(([, leaf]) => isMasked(leaf)).map(([path]) => path),
+  );
+}
+
+/** Each leaf of a value with its path (`a.b[0]`); an empty object or array is a leaf of its own. */
+function* leaves(value: unknown, path = ""): Generator<[string, unknown]> {
+  const entries = value !== null && typeof value === "object" ? Object.entries(value) : [];
+  if (entries.length === 0) yield [path, value];
+  for (const [key, inner] of entries) {
+    yield* leaves(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+  }
 }
 
 /** `bass run` of the recorded request in the project's folder, masked values as the record holds them. */
@@ -165,14 +169,11 @@ function comparable(record: RunRecord): unknown {
   };
 }
 
-function flatten(value: unknown, path = "", into = new Map<string, string>()): Map<string, string> {
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value);
-    if (entries.length === 0) into.set(path, Array.isArray(value) ? "[]" : "{}");
-    for (const [key, inner] of entries)
-      flatten(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, into);
-  } else into.set(path, JSON.stringify(value));
-  return into;
+/** Each leaf's path and its value as text: JSON, `[]` or `{}`. */
+function flatten(value: unknown): Map<string, string> {
+  const text = (leaf: unknown) =>
+    leaf !== null && typeof leaf === "object" ? (Array.isArray(leaf) ? "[]" : "{}") : JSON.stringify(leaf);
+  return new Map([...leaves(value)].map(([path, leaf]) => [path, text(leaf)]));
 }
 
 export function formatDuration(ms: number | null | undefined): string {

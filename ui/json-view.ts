@@ -4,23 +4,27 @@ import { html } from "htm/preact";
 /** A JSON text's tokens: a key (a string before a colon), a string, a number, true, false or null. */
 const token = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
 
+type Part = string | { kind: string; text: string };
+
 /** The text of `value` as JSON, split into plain runs and coloured tokens. */
-export function highlighted(value: unknown): (string | { kind: string; text: string })[] {
+export function highlighted(value: unknown): Part[] {
   const text = JSON.stringify(value, null, 2) ?? "undefined";
-  const parts: (string | { kind: string; text: string })[] = [];
+  const parts: Part[] = [];
   let last = 0;
   for (const match of text.matchAll(token)) {
     const at = match.index ?? 0;
     if (at > last) parts.push(text.slice(last, at));
-    const [whole, string, colon, number] = match;
-    if (string !== undefined) {
-      parts.push({ kind: colon ? "key" : "string", text: string });
-      if (colon) parts.push(colon);
-    } else parts.push({ kind: number !== undefined ? "number" : "literal", text: whole });
-    last = at + whole.length;
+    parts.push(...tokenParts(match));
+    last = at + match[0].length;
   }
   if (last < text.length) parts.push(text.slice(last));
   return parts;
+}
+
+/** One token as its coloured part: a key with the colon after it, a string, a number or a literal. */
+function tokenParts([whole, string, colon, number]: RegExpMatchArray): Part[] {
+  if (string === undefined) return [{ kind: number !== undefined ? "number" : "literal", text: whole }];
+  return colon ? [{ kind: "key", text: string }, colon] : [{ kind: "string", text: string }];
 }
 
 /**

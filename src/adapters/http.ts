@@ -67,14 +67,19 @@ export function createHttpAdapter(
         if (made > 1) outcome.response.messages.push(`${name}: ${made} attempts were made`);
         return outcome.response;
       }
-      const wait = backoffDelay(made, backoffMs, random);
-      if (stop.deadline !== undefined && performance.now() + wait >= stop.deadline) {
-        await sleepUntil(stop.deadline, sleep);
-        return failure("aborted");
-      }
-      await sleep(wait, stop.signal);
-      if (stopped(stop)) return failure("aborted");
+      if (!(await waitToRetry(made, stop))) return failure("aborted");
     }
+  }
+
+  /** Waits out the backoff after attempt `made`; false when the run stops, or its deadline comes, first. */
+  async function waitToRetry(made: number, stop: Stop): Promise<boolean> {
+    const wait = backoffDelay(made, backoffMs, random);
+    if (stop.deadline !== undefined && performance.now() + wait >= stop.deadline) {
+      await sleepUntil(stop.deadline, sleep);
+      return false;
+    }
+    await sleep(wait, stop.signal);
+    return !stopped(stop);
   }
 
   return {

@@ -16,15 +16,7 @@ export type MockAnswers = Readonly<Record<string, MockAnswer | readonly (MockAns
 export function createMockAdapter(answers: MockAnswers, source: string): Adapter {
   return {
     async execute(_request, { formulaVariable, sridx }): Promise<AdapterResponse> {
-      const entry = Object.hasOwn(answers, formulaVariable) ? answers[formulaVariable] : undefined;
-      const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
-      const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
-      if (!answer) {
-        // A key of the file that is near the formula variable is most likely a typo of it.
-        const keys =
-          entry === undefined ? suggestion(formulaVariable, Object.keys(answers), "it answers") : "";
-        throw new Error(`${source} has no answer for service request "${which}"${keys}`);
-      }
+      const { answer, which } = answerOf(answers, formulaVariable, sridx, source);
       // A list's entries are checked when they are used: those at skipped indexes are ignored (docs/behaviour.md#bass-run).
       const problem = answerProblem(answer, which);
       if (problem) throw new Error(`${source}: ${problem}`);
@@ -36,6 +28,22 @@ export function createMockAdapter(answers: MockAnswers, source: string): Adapter
       };
     },
   };
+}
+
+/** The answer to one call, and how a message names it (`core`, `lookup[2]`); throws when there is none. */
+function answerOf(
+  answers: MockAnswers,
+  formulaVariable: string,
+  sridx: number | null | undefined,
+  source: string,
+): { answer: MockAnswer; which: string } {
+  const entry = Object.hasOwn(answers, formulaVariable) ? answers[formulaVariable] : undefined;
+  const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
+  const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
+  if (answer) return { answer, which };
+  // A key of the file that is near the formula variable is most likely a typo of it.
+  const keys = entry === undefined ? suggestion(formulaVariable, Object.keys(answers), "it answers") : "";
+  throw new Error(`${source} has no answer for service request "${which}"${keys}`);
 }
 
 /** Checks the shape of a parsed mock file; says what is wrong, or undefined when it is usable. */

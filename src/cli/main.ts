@@ -53,21 +53,18 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     return context.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (isBassError(error)) {
-      const where = error.position
-        ? `${error.position.file}:${error.position.line}:${error.position.column}: `
-        : "";
-      stderr(`bass: ${where}${error.message}\n`);
-      return 2;
-    }
-    const words = systemErrorMessage(error, context.cwd);
-    if (words) {
-      stderr(`bass: ${words}\n`);
-      return 2;
-    }
-    stderr(`bass: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    stderr(`bass: ${errorMessage(error, context.cwd)}\n`);
     return 2;
   }
+}
+
+/** What bass says of an error that stopped a command: where in which file, if it knows, and what. */
+function errorMessage(error: unknown, cwd: string): string {
+  if (isBassError(error)) {
+    const at = error.position;
+    return `${at ? `${at.file}:${at.line}:${at.column}: ` : ""}${error.message}`;
+  }
+  return systemErrorMessage(error, cwd) ?? `unexpected error: ${(error as Error).stack ?? String(error)}`;
 }
 
 let guarded = false;

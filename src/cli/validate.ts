@@ -30,6 +30,47 @@ export interface ValidateOptions {
   version: string;
 }
 
+/** What one validate reviews: the project file (when it is under review) and the files to lint. */
+interface Reviewed {
+  config: LoadedFile<ProjectConfig> | undefined;
+  /** The project file is under review when the whole project is, or when it is named. */
+  configReviewed: boolean;
+  configIssues: Issue[];
+  definitionFiles: string[];
+  testFiles: string[];
+}
+
+/** The whole project: its file, every definition and every test file. */
+function wholeProject(options: ValidateOptions): Reviewed {
+  const project = resolveProject({ cwd: options.cwd, env: options.env, projectDir: options.project });
+  return {
+    config: project.config,
+    configReviewed: true,
+    configIssues: [...project.issues, ...lintProjectFile(project.config)],
+    definitionFiles: project.definitionFiles,
+    testFiles: listTestFiles([project.dir]),
+  };
+}
+
+/** The files and folders named, read with the project file they belong to. */
+function namedFiles(paths: readonly string[], options: ValidateOptions): Reviewed {
+  const named = expandPaths(paths, options.cwd);
+  const start = options.project
+    ? resolve(options.cwd, options.project)
+    : dirname(named.definitions[0] ?? options.cwd);
+  const configFile = named.config ?? findProjectFile(start);
+  const load = { cwd: options.cwd, env: options.env };
+  const config = configFile ? loadFile<ProjectConfig>(configFile, "project", load) : undefined;
+  const configReviewed = named.config !== undefined;
+  return {
+    config,
+    configReviewed,
+    configIssues: config && configReviewed ? lintProjectFile(config) : [],
+    definitionFiles: named.definitions,
+    testFiles: named.tests,
+  };
+}
+
 /** `bass validate [paths…]`: the project, or the files and folders given; exit 1 on an error (any finding with --strict). */
 export async function runValidate(
   paths: readonly string[],
@@ -37,29 +78,8 @@ export async function runValidate(
   output: Output,
 ): Promise<number> {
   const load = { cwd: options.cwd, env: options.env };
-  let config: LoadedFile<ProjectConfig> | undefined;
-  let definitionFiles: string[];
-  let testFiles: string[];
-  // The project file is under review when the whole project is, or when it is named.
-  let configReviewed = true;
-  let configIssues: Issue[] = [];
-  if (paths.length === 0) {
-    const project = resolveProject({ ...load, projectDir: options.project });
-    ({ config, definitionFiles } = project);
-    testFiles = listTestFiles([project.dir]);
-    configIssues = [...project.issues, ...lintProjectFile(config)];
-  } else {
-    const named = expandPaths(paths, options.cwd);
-    const start = options.project
-      ? resolve(options.cwd, options.project)
-      : dirname(named.definitions[0] ?? options.cwd);
-    const configFile = named.config ?? findProjectFile(start);
-    config = configFile ? loadFile<ProjectConfig>(configFile, "project", load) : undefined;
-    configReviewed = named.config !== undefined;
-    if (config && configReviewed) configIssues = lintProjectFile(config);
-    definitionFiles = named.definitions;
-    testFiles = named.tests;
-  }
+  const { config, configReviewed, configIssues, definitionFiles, testFiles } =
+    paths.length === 0 ? wholeProject(options) : namedFiles(paths, options);
   // Tests of definitions are checked too: their schema and the rules across their cases.
   const tests = testFiles.map((path) => loadTestFile(path, load));
   configIssues.push(...tests.flatMap((test) => test.issues));

@@ -1,3 +1,4 @@
+import { setOwn } from "../objects.js";
 import type { Issue } from "./issue.js";
 import type { ValuePath } from "./value-path.js";
 import type { YamlSource } from "./yaml-source.js";
@@ -49,37 +50,20 @@ export function resolveEnv<T>(value: T, env: Readonly<Record<string, string | un
     );
   };
 
+  const visitAt = (key: string | number, node: unknown): unknown => {
+    path.push(key);
+    const item = visit(node);
+    path.pop();
+    return item;
+  };
   const visit = (node: unknown): unknown => {
     if (typeof node === "string") return resolveString(node);
-    if (Array.isArray(node)) {
-      const copy: unknown[] = [];
-      for (let index = 0; index < node.length; index++) {
-        path.push(index);
-        copy.push(visit(node[index]));
-        path.pop();
-      }
-      return copy;
-    }
-    if (node !== null && typeof node === "object") {
-      const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(node)) {
-        path.push(key);
-        const item = visit((node as Record<string, unknown>)[key]);
-        path.pop();
-        // Assigning `__proto__` would set the prototype: that key is defined, and stays a plain key as the
-        // YAML parser left it.
-        if (key === "__proto__") {
-          Object.defineProperty(copy, key, {
-            value: item,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else copy[key] = item;
-      }
-      return copy;
-    }
-    return node;
+    if (Array.isArray(node)) return node.map((item, index) => visitAt(index, item));
+    if (node === null || typeof node !== "object") return node;
+    const copy: Record<string, unknown> = {};
+    // `__proto__` stays a plain key, as the YAML parser left it.
+    for (const [key, item] of Object.entries(node)) setOwn(copy, key, visitAt(key, item));
+    return copy;
   };
 
   return { value: visit(value) as T, secrets: [...secrets], unset };

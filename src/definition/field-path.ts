@@ -69,19 +69,22 @@ function bracketSegment(inner: string, offset: number): PathSegment {
 /** The index of the `]` that closes the `[` at `open`, skipping nested brackets and quoted strings. */
 function findClosingBracket(text: string, open: number): number {
   let depth = 0;
-  let quote: string | undefined;
   for (let at = open; at < text.length; at++) {
-    const char = text[at];
-    if (quote) {
-      if (char === "\\") at++;
-      else if (char === quote) quote = undefined;
-    } else if (char === '"' || char === "'" || char === "`") {
-      quote = char;
-    } else if (char === "[") {
-      depth++;
-    } else if (char === "]" && --depth === 0) {
-      return at;
-    }
+    const char = text[at] as string;
+    if (quotes.has(char)) at = endOfQuote(text, at);
+    else if (char === "[") depth++;
+    else if (char === "]" && --depth === 0) return at;
   }
   return -1;
+}
+
+const quotes = new Set(['"', "'", "`"]);
+
+/** The index of the quote that closes the one at `open` (escapes skipped), or the text's end. */
+function endOfQuote(text: string, open: number): number {
+  for (let at = open + 1; at < text.length; at++) {
+    if (text[at] === "\\") at++;
+    else if (text[at] === text[open]) return at;
+  }
+  return text.length;
 }

@@ -1,8 +1,9 @@
 import { BassError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
+import { setOwn } from "../objects.js";
 import { type CompiledCell, isThenable } from "./cell.js";
 import type { CompiledMask } from "./compile.js";
-import { findMatches, setOwn } from "./paths.js";
+import { findMatches } from "./paths.js";
 import { callCell, type RunState, withBindings } from "./run-state.js";
 import type { RunRecord } from "./types.js";
 
@@ -120,28 +121,29 @@ function buildScrubber(list: readonly string[]): <T>(value: T) => T {
     }
     return value;
   };
-  const scrub = (value: unknown): void => {
-    if (value === null || typeof value !== "object") return;
-    if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) {
-        const item = value[index];
-        if (item !== null && typeof item === "object") scrub(item);
-        else value[index] = scrubLeaf(item, undefined);
-      }
-      return;
+  const scrubList = (list: unknown[]): void => {
+    for (let index = 0; index < list.length; index++) {
+      const item = list[index];
+      if (item !== null && typeof item === "object") scrub(item);
+      else list[index] = scrubLeaf(item, undefined);
     }
-    const record = value as Record<string, unknown>;
+  };
+  const scrubMap = (record: Record<string, unknown>): void => {
     for (const name of Object.keys(record)) {
       const item = record[name];
       if (item !== null && typeof item === "object") scrub(item);
       else record[name] = scrubLeaf(item, name);
+      // A key can hold a masked value too: it is renamed, its value kept.
       const maskedName = scrubText(name);
-      if (maskedName !== name) {
-        const moved = record[name];
-        delete record[name];
-        setOwn(record, maskedName, moved);
-      }
+      if (maskedName === name) continue;
+      const moved = record[name];
+      delete record[name];
+      setOwn(record, maskedName, moved);
     }
+  };
+  const scrub = (value: object): void => {
+    if (Array.isArray(value)) scrubList(value);
+    else scrubMap(value as Record<string, unknown>);
   };
   return <T>(value: T) => {
     if (value !== null && typeof value === "object") scrub(value);

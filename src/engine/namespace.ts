@@ -1,11 +1,11 @@
 import { loopVariables } from "../definition/cells.js";
+import { setOwn } from "../objects.js";
 import { callIntegration } from "./callint.js";
 import type { Engine } from "./engine.js";
 import { humanize } from "./humanize.js";
 import { createScrubber } from "./masks.js";
 import { createModuleLoader, type ModuleFiles } from "./modules.js";
 import { moneyLibraries } from "./money.js";
-import { setOwn } from "./paths.js";
 import { type CellRealm, createCellRealm, type Namespace, type SpecialImplementation } from "./realm.js";
 import { createRunFiles, type RunFiles } from "./run-files.js";
 import { addItem, type RunState } from "./run-state.js";

@@ -1,3 +1,4 @@
+import { setOwn } from "../objects.js";
 /** A path step once its bracket expression, if any, has been evaluated. */
 export type ResolvedSegment = { kind: "key"; name: string } | { kind: "index"; index: number };
 
@@ -12,15 +13,6 @@ export interface PathMatch {
 }
 
 type Container = Record<string | number, unknown>;
-
-/** Sets an own property; `__proto__` is defined as a plain own key so input data never swaps a prototype. */
-export function setOwn(target: object, key: string | number, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    (target as Container)[key] = value;
-  }
-}
 
 /**
  * Writes `value` at the path (docs/reference.md#service_requestsfield_mappings), creating what is missing on the way: an array where the next

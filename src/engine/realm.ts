@@ -438,27 +438,28 @@ const deepestCopy = 200;
  */
 function copyFromBass(side: RealmSide): (value: unknown) => unknown {
   const prototypeNames = new Set(side.prototypeNames);
+  const copyMap = (value: Record<string, unknown>, depth: number) => {
+    const copied = side.object();
+    for (const name of Object.keys(value)) {
+      const item = copy(value[name], depth + 1);
+      // A name the realm's frozen Object.prototype holds (constructor, __proto__) cannot be assigned.
+      if (prototypeNames.has(name)) side.own(copied, name, item);
+      else copied[name] = item;
+    }
+    return copied;
+  };
+  const copyList = (items: unknown[], depth: number) => {
+    const copied = side.array(items.length);
+    for (let index = 0; index < items.length; index++) copied[index] = copy(items[index], depth + 1);
+    return copied;
+  };
   const copy = (value: unknown, depth: number): unknown => {
     if (typeof value === "function") return side.adopt(value, depth);
     if (value === null || typeof value !== "object") return value;
     if (depth > deepestCopy) return null;
     const prototype = Object.getPrototypeOf(value);
-    if (prototype === Object.prototype) {
-      const copied = side.object();
-      for (const name of Object.keys(value)) {
-        const item = copy((value as Record<string, unknown>)[name], depth + 1);
-        // A name the realm's frozen Object.prototype holds (constructor, __proto__) cannot be assigned.
-        if (prototypeNames.has(name)) side.own(copied, name, item);
-        else copied[name] = item;
-      }
-      return copied;
-    }
-    if (prototype === Array.prototype) {
-      const items = value as unknown[];
-      const copied = side.array(items.length);
-      for (let index = 0; index < items.length; index++) copied[index] = copy(items[index], depth + 1);
-      return copied;
-    }
+    if (prototype === Object.prototype) return copyMap(value as Record<string, unknown>, depth);
+    if (prototype === Array.prototype) return copyList(value as unknown[], depth);
     return side.adopt(value, depth);
   };
   return (value) => copy(value, 0);

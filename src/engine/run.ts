@@ -1,12 +1,12 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
 import { BassError } from "../errors.js";
+import { setOwn } from "../objects.js";
 import type { CallintRunner } from "./callint.js";
 import type { CompiledIntegration } from "./compile.js";
 import { enterFailure, failOnError } from "./failure.js";
 import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
 import { checkOutput, recordedOutput } from "./output.js";
-import { setOwn } from "./paths.js";
 import type { RemoteCalls } from "./remote.js";
 import { createRunFiles, maskedFiles, type RunFileInfo, type RunFileKeeper } from "./run-files.js";
 import { createRunId } from "./run-id.js";

@@ -1,5 +1,5 @@
 import { isDate, isMap, isSet, isUint8Array } from "node:util/types";
-import { setOwn } from "./paths.js";
+import { setOwn } from "../objects.js";
 import type { BytesPreview } from "./types.js";
 
 /** Containers nested deeper than this are recorded as "[Too deep]": well past the 64 levels serve accepts. */

@@ -1,7 +1,7 @@
 import type { CompiledIntegration } from "../engine/compile.js";
-import { setOwn } from "../engine/paths.js";
 import type { RunOptions } from "../engine/run.js";
 import type { OutputData, RunInput } from "../engine/types.js";
+import { setOwn } from "../objects.js";
 import { pythonTask } from "../pool/python-tasks.js";
 import type { RunStarted } from "../runner/messages.js";
 import { handleAdmin, type RerunJob } from "./admin.js";

@@ -1,4 +1,4 @@
-import { setOwn } from "../engine/paths.js";
+import { setOwn } from "../objects.js";
 
 /** A query string as `input.params` (docs/reference.md#cells-namespace-and-special-functions): one value as a string, a repeated name as a list. */
 export function parseQuery(search: URLSearchParams): Record<string, string | string[]> {

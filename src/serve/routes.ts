@@ -1,4 +1,4 @@
-import { setOwn } from "../engine/paths.js";
+import { setOwn } from "../objects.js";
 
 export interface Route<T> {
   method: string;

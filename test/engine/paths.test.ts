@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseFieldPath } from "../../src/definition/field-path.js";
-import {
-  findMatches,
-  type MatchSegment,
-  type ResolvedSegment,
-  setOwn,
-  writePath,
-} from "../../src/engine/paths.js";
+import { findMatches, type MatchSegment, type ResolvedSegment, writePath } from "../../src/engine/paths.js";
+import { setOwn } from "../../src/objects.js";
 
 /** The segments of a path without expressions, parsed as definitions write them. */
 function segments(path: string): MatchSegment[] {

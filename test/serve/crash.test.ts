@@ -63,23 +63,23 @@ describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
     const answered = new Map<string, Answered>();
     let next = 0;
     let killed = false;
-    const worker = async () => {
-      while (next < 60 && !killed) {
-        const index = next++;
-        const key = `crash-${String(index).padStart(2, "0")}`;
-        try {
-          const response = await transfer(first.url, key);
-          // Whole answers that arrive after the kill was sent count too: the server gave them before it died.
-          answered.set(key, { status: response.status, body: await response.text() });
-          if (answered.size >= 20 && !killed) {
-            killed = true;
-            first.child.kill("SIGKILL");
-          }
-          if (index % 5 === 4) await get(`${first.url}${gets[index % gets.length]}`);
-        } catch {
-          // Cut off by the kill: this key was never answered.
+    const send = async (index: number) => {
+      const key = `crash-${String(index).padStart(2, "0")}`;
+      try {
+        const response = await transfer(first.url, key);
+        // Whole answers that arrive after the kill was sent count too: the server gave them before it died.
+        answered.set(key, { status: response.status, body: await response.text() });
+        if (answered.size >= 20 && !killed) {
+          killed = true;
+          first.child.kill("SIGKILL");
         }
+        if (index % 5 === 4) await get(`${first.url}${gets[index % gets.length]}`);
+      } catch {
+        // Cut off by the kill: this key was never answered.
       }
+    };
+    const worker = async () => {
+      while (next < 60 && !killed) await send(next++);
     };
     await Promise.all(Array.from({ length: 10 }, worker));
     expect(await first.exited).toBe("SIGKILL");

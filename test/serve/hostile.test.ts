@@ -95,6 +95,31 @@ function residentMb(pid: number): number {
   return Number(line) / 1024;
 }
 
+/** The hostile cells that end at once, each at its own limit, with the answer that says which. */
+async function expectEachEndsAtItsLimit(at: (name: string) => string, dir: string, workers: number) {
+  const atomics = await post(at("atomics"));
+  expect(atomics.status).toBe(500);
+  expect(atomics.text).toContain("Atomics.wait is not available to cells");
+  expect((await post(at("atomics-timeout"))).text).toContain("Atomics.wait is not available to cells");
+  expect(await post(at("backtracks"))).toMatchObject({ status: 200, text: '{"matched":false}' });
+  const big = await post(at("big-output"));
+  expect(big.status).toBe(500);
+  expect(big.text).toContain("over limits.output_bytes (1048576)");
+  expect(await post(at("leaves-work"))).toMatchObject({ status: 200, text: '{"answered":true}' });
+  expect((await post(at("ping"))).status).toBe(200);
+  const stack = await post(at("reads-stack"));
+  expect(stack.status).toBe(200);
+  expect(stack.text).toMatch(/bass-cell-\d+/);
+  expect(stack.text).not.toContain(dir);
+  expect(stack.text).not.toMatch(/file:|dist\/|node:/);
+
+  const pyJs = await post(at("py-js"));
+  expect(pyJs.status).toBe(500);
+  expect(pyJs.text).toContain("a cell cannot import js");
+  for (let round = 0; round < 2 * Math.max(workers, 1); round++) await post(at("py-hack"));
+  expect(await post(at("py-json"))).toMatchObject({ status: 200, text: JSON.stringify('{"a": 1}') });
+}
+
 describe.each([3, 0])("bass serve with hostile cells among others, serve.workers %i", (workers) => {
   it("ends each at its limit with a record saying why, and answers the others throughout", async () => {
     const dir = createTempDir(project(workers));
@@ -114,27 +139,7 @@ describe.each([3, 0])("bass serve with hostile cells among others, serve.workers
     const pings = await Promise.all(Array.from({ length: 5 }, () => post(at("ping"))));
     for (const ping of pings) expect(ping).toMatchObject({ status: 200, text: '{"pong":true}' });
 
-    const atomics = await post(at("atomics"));
-    expect(atomics.status).toBe(500);
-    expect(atomics.text).toContain("Atomics.wait is not available to cells");
-    expect((await post(at("atomics-timeout"))).text).toContain("Atomics.wait is not available to cells");
-    expect(await post(at("backtracks"))).toMatchObject({ status: 200, text: '{"matched":false}' });
-    const big = await post(at("big-output"));
-    expect(big.status).toBe(500);
-    expect(big.text).toContain("over limits.output_bytes (1048576)");
-    expect(await post(at("leaves-work"))).toMatchObject({ status: 200, text: '{"answered":true}' });
-    expect((await post(at("ping"))).status).toBe(200);
-    const stack = await post(at("reads-stack"));
-    expect(stack.status).toBe(200);
-    expect(stack.text).toMatch(/bass-cell-\d+/);
-    expect(stack.text).not.toContain(dir);
-    expect(stack.text).not.toMatch(/file:|dist\/|node:/);
-
-    const pyJs = await post(at("py-js"));
-    expect(pyJs.status).toBe(500);
-    expect(pyJs.text).toContain("a cell cannot import js");
-    for (let round = 0; round < 2 * Math.max(workers, 1); round++) await post(at("py-hack"));
-    expect(await post(at("py-json"))).toMatchObject({ status: 200, text: JSON.stringify('{"a": 1}') });
+    await expectEachEndsAtItsLimit(at, dir, workers);
 
     for (const answer of await stuckAnswers) {
       expect(answer.status).toBe(504);

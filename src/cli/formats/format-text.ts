@@ -11,31 +11,37 @@ export function formatText(issues: readonly Issue[], options: FormatTextOptions)
   // An instance of our own, so that `color: false` means no ANSI whatever chalk detects on the terminal.
   const paint = new Chalk({ level: options.color ? 1 : 0 });
   const { files, errors, warnings } = summarizeIssues(issues, options.filesChecked);
-  const out: string[] = [];
-  let filesWithProblems = 0;
-  for (const [file, found] of files) {
-    if (found.length === 0) continue;
-    filesWithProblems++;
-    out.push(paint.underline(file));
-    const positionWidth = Math.max(...found.map((issue) => position(issue).length));
-    const severityWidth = Math.max(...found.map((issue) => issue.severity.length));
-    const source = hideSensitiveLines(options.sources.get(file), found);
-    for (const issue of found) {
-      const tint = issue.severity === "error" ? paint.red : paint.yellow;
-      const where = paint.dim(position(issue).padEnd(positionWidth));
-      const severity = tint(issue.severity.padEnd(severityWidth));
-      out.push(`  ${where}  ${severity}  ${issue.message}  ${paint.dim(issue.rule)}`);
-      // A sensitive finding's line holds the secret it is about: printing it would leak it once more.
-      const frame =
-        source === undefined || issue.sensitive
-          ? []
-          : createCodeFrame(source, issue.line, issue.column, { gutter: paint.dim, mark: tint.bold });
-      if (frame.length > 0) out.push(...frame, "");
-    }
-    if (out.at(-1) !== "") out.push("");
-  }
-  out.push(summarize(paint, { errors, warnings, filesWithProblems, files: files.size }));
+  const shown = [...files].filter(([, found]) => found.length > 0);
+  const out = shown.flatMap(([file, found]) => fileFindings(file, found, options.sources.get(file), paint));
+  out.push(summarize(paint, { errors, warnings, filesWithProblems: shown.length, files: files.size }));
   return `${out.join("\n")}\n`;
+}
+
+/** One file's findings: its name, then each finding's line with its code frame, then a blank line. */
+function fileFindings(
+  file: string,
+  found: readonly Issue[],
+  text: string | undefined,
+  paint: ChalkInstance,
+): string[] {
+  const out = [paint.underline(file)];
+  const positionWidth = Math.max(...found.map((issue) => position(issue).length));
+  const severityWidth = Math.max(...found.map((issue) => issue.severity.length));
+  const source = hideSensitiveLines(text, found);
+  for (const issue of found) {
+    const tint = issue.severity === "error" ? paint.red : paint.yellow;
+    const where = paint.dim(position(issue).padEnd(positionWidth));
+    const severity = tint(issue.severity.padEnd(severityWidth));
+    out.push(`  ${where}  ${severity}  ${issue.message}  ${paint.dim(issue.rule)}`);
+    // A sensitive finding's line holds the secret it is about: printing it would leak it once more.
+    const frame =
+      source === undefined || issue.sensitive
+        ? []
+        : createCodeFrame(source, issue.line, issue.column, { gutter: paint.dim, mark: tint.bold });
+    if (frame.length > 0) out.push(...frame, "");
+  }
+  if (out.at(-1) !== "") out.push("");
+  return out;
 }
 
 /**

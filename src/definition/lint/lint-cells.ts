@@ -131,22 +131,7 @@ function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report
       at(node),
       { severity: "warning" },
     );
-  for (const node of facts.suspects) {
-    if (forbiddenNames.has(node.name)) {
-      report(
-        "cell-forbidden",
-        `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
-        at(node),
-      );
-    } else if (!cell.bindings.includes(node.name as never)) {
-      const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
-      report(
-        "loop-variable-scope",
-        `${cell.label}: ${node.name} is not bound in this cell${where}`,
-        at(node),
-      );
-    }
-  }
+  for (const node of facts.suspects) reportSuspect({ cell, facts, at }, node, report);
   for (const literal of facts.named.map_value) {
     if (!known.setNames.has(String(literal.value))) {
       report(
@@ -163,6 +148,24 @@ function reportCell({ cell, facts, at }: AnalysedCell, known: KnownNames, report
       `${cell.label}: no service request has formula variable ${JSON.stringify(name.name)}${listKnown(known.formulaVariables, "formula variables")}`,
       at(name),
     );
+  }
+}
+
+/** A free name a cell may not use: a forbidden one, or a loop variable this cell is not bound to. */
+function reportSuspect(
+  { cell, at }: AnalysedCell,
+  node: AnalysedCell["facts"]["suspects"][number],
+  report: Report,
+): void {
+  if (forbiddenNames.has(node.name)) {
+    report(
+      "cell-forbidden",
+      `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
+      at(node),
+    );
+  } else if (!cell.bindings.includes(node.name as never)) {
+    const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+    report("loop-variable-scope", `${cell.label}: ${node.name} is not bound in this cell${where}`, at(node));
   }
 }
 

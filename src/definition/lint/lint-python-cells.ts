@@ -54,27 +54,27 @@ function reportCell(
   report: Report,
   at: (name: NameAt) => { line: number; column: number },
 ): void {
-  for (const name of facts.free) {
-    if (!loopNames.has(name[0]) || cell.bindings.includes(name[0] as never)) continue;
-    const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+  const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
+  const unbound = facts.free.filter(
+    ([name]) => loopNames.has(name) && !cell.bindings.includes(name as never),
+  );
+  for (const name of unbound)
     report("loop-variable-scope", `${cell.label}: ${name[0]} is not bound in this cell${where}`, at(name));
-  }
-  for (const name of facts.formula_variables) {
-    if (known.formulaVariables.has(name[0]) || known.kept.has(name[0])) continue;
+  const unknown = facts.formula_variables.filter(
+    ([name]) => !known.formulaVariables.has(name) && !known.kept.has(name),
+  );
+  for (const name of unknown)
     report(
       "unknown-formula-variable",
       `${cell.label}: no service request has formula variable ${JSON.stringify(name[0])}${listKnown(known.formulaVariables, "formula variables")}`,
       at(name),
     );
-  }
-  for (const name of facts.imports) {
-    if (!hostModules.has(name[0])) continue;
+  for (const name of facts.imports.filter(([module]) => hostModules.has(module)))
     report(
       "cell-forbidden",
       `${cell.label}: cells cannot import ${name[0]}: it reaches the JavaScript world bass runs in, not the cell's`,
       at(name),
     );
-  }
   for (const name of facts.map_value) {
     if (known.setNames.has(name[0])) continue;
     report(
