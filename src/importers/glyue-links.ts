@@ -29,26 +29,38 @@ const links: [table: GlyueTableName, link: GlyueTableName, outcome: string][] = 
 ];
 
 function reportLooseRows(tables: GlyueExport["tables"], report: ImportReportItem[]): void {
+  reportBrokenLinks(tables, report);
+  reportOrphans(tables, report);
+}
+
+/** Rows that link to a row the export does not hold. */
+function reportBrokenLinks(tables: GlyueExport["tables"], report: ImportReportItem[]): void {
   for (const [table, link, outcome] of links) {
     const ids = new Set(tables[link].map((row) => row.id));
-    for (const row of tables[table]) {
+    const broken = tables[table].filter((row) => {
       const id = linkOf(row, link);
-      if (id !== undefined && !ids.has(id))
-        report.push(about(row, link, `no ${link} ${id} in the export; ${outcome}`));
-    }
+      return id !== undefined && !ids.has(id);
+    });
+    for (const row of broken)
+      report.push(about(row, link, `no ${link} ${linkOf(row, link)} in the export; ${outcome}`));
   }
-  const owner: Partial<Record<GlyueTableName, string[]>> = {
-    servicerequest: ["integration"],
-    fieldmapping: ["servicerequest"],
-    mask: ["integration", "servicerequest"],
-    validationrule: ["integration", "servicerequest"],
-    valuemapping: ["valuemappingset"],
-  };
-  for (const [table, fields] of Object.entries(owner) as [GlyueTableName, string[]][]) {
-    for (const row of tables[table]) {
-      if (fields.every((field) => linkOf(row, field) === undefined))
-        report.push(about(row, undefined, `belongs to no ${fields.join(" or ")}; not carried over`));
-    }
+}
+
+/** The tables whose rows must belong to one of these: a row that belongs to none is left out. */
+const owners: Partial<Record<GlyueTableName, string[]>> = {
+  servicerequest: ["integration"],
+  fieldmapping: ["servicerequest"],
+  mask: ["integration", "servicerequest"],
+  validationrule: ["integration", "servicerequest"],
+  valuemapping: ["valuemappingset"],
+};
+
+/** Rows that belong to nothing, and value mapping sets that no integration or field mapping uses. */
+function reportOrphans(tables: GlyueExport["tables"], report: ImportReportItem[]): void {
+  for (const [table, fields] of Object.entries(owners) as [GlyueTableName, string[]][]) {
+    const orphans = tables[table].filter((row) => fields.every((field) => linkOf(row, field) === undefined));
+    for (const row of orphans)
+      report.push(about(row, undefined, `belongs to no ${fields.join(" or ")}; not carried over`));
   }
   const used = new Set(tables.fieldmapping.map((mapping) => linkOf(mapping, "valuemappingset")));
   for (const set of tables.valuemappingset) {

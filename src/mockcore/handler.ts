@@ -94,19 +94,20 @@ export function createMockcoreHandler(
       query: url.searchParams,
       idempotencyKey: Array.isArray(key) ? key.join(", ") : key,
     });
-    if (saver && ledger.state.revision !== revision) {
-      try {
-        await saver.save();
-      } catch (error) {
-        return coreError(
-          500,
-          "INTERNAL",
-          `the change is made but the data file could not be written: ${(error as Error).message}`,
-        );
-      }
-    }
-    return answer;
+    const changed = ledger.state.revision !== revision;
+    return (changed && saver && (await saveFailure(saver))) || answer;
   };
+}
+
+/** The 500 to answer when the data file could not be written after a change, or undefined once it is. */
+async function saveFailure(saver: { save(): Promise<void> }): Promise<MockcoreAnswer | undefined> {
+  try {
+    await saver.save();
+    return undefined;
+  } catch (error) {
+    const why = (error as Error).message;
+    return coreError(500, "INTERNAL", `the change is made but the data file could not be written: ${why}`);
+  }
 }
 
 /** What a check found: the value to go on with, or the answer that ends the request. */

@@ -144,16 +144,23 @@ async function waitForLock(lock: string, dataFile: string): Promise<number | Loc
     if (!found) continue;
     const verdict = await judgeLock(found, silence);
     if (verdict.kind === "use") return verdict.owner;
-    if (verdict.kind === "busy") {
-      if (Date.now() > deadline) throw busyError(dataFile, verdict.owner);
-      await sleep(50);
-    } else if (verdict.kind === "wait") await sleep(verdict.ms);
-    else {
-      // Another process taking it over at the same time: look again in a moment.
-      if (!(await removeStaleLock(lock, found.identity))) await sleep(20);
-      silence.since = undefined;
-    }
+    if (verdict.kind === "busy" && Date.now() > deadline) throw busyError(dataFile, verdict.owner);
+    await actOn(verdict, lock, found.identity, silence);
   }
+}
+
+/** Waits as a lock's verdict says, or takes over a stale lock; then the lock is looked at again. */
+async function actOn(
+  verdict: Exclude<Awaited<ReturnType<typeof judgeLock>>, { kind: "use" }>,
+  lock: string,
+  identity: Parameters<typeof removeStaleLock>[1],
+  silence: { since?: number | undefined },
+): Promise<void> {
+  if (verdict.kind === "busy") return sleep(50);
+  if (verdict.kind === "wait") return sleep(verdict.ms);
+  // Another process taking it over at the same time: look again in a moment.
+  if (!(await removeStaleLock(lock, identity))) await sleep(20);
+  silence.since = undefined;
 }
 
 /** Starts the core and writes its owner into the lock, or gives the lock up when the core cannot start. */

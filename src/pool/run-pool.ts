@@ -145,35 +145,41 @@ export function createRunPool(options: RunPoolOptions): RunPool {
     const startedAt = Date.now();
     const poolTask = stuck.begin();
     const done = () => stuck.end(poolTask);
+    // The worker lets go of the port once the run and its async children have ended: what it said on the
+    // port until then (an async run's start) is still read, though the answer came on another one. A
+    // task that got no answer has no worker that holds its port.
+    const release = (answered: boolean) => {
+      if (!answered) {
+        done();
+        talk.close();
+        return;
+      }
+      const letGo = talk.whenLetGo(done);
+      lettingGo.add(letGo);
+      void letGo.then(() => lettingGo.delete(letGo));
+    };
     let answer: RunTaskResult | RunTaskError | undefined;
-    let answered = false;
     let ended: AfterEnd | undefined;
     try {
       answer = (await pool.run(
         { ...task, port: talk.port, calls: talk.calls, poolTask },
         talk.port ? [talk.port] : undefined,
       )) as RunTaskResult | RunTaskError;
-      answered = true;
     } catch (error) {
       ended = afterEnd(task, error, poolTask, attempt, talk.startedId(), startedAt);
     } finally {
-      // The worker lets go of the port once the run and its async children have ended: what it said on the
-      // port until then (an async run's start) is still read, though the answer came on another one. A
-      // task that got no answer has no worker that holds its port.
-      if (answered) {
-        const letGo = talk.whenLetGo(done);
-        lettingGo.add(letGo);
-        void letGo.then(() => lettingGo.delete(letGo));
-      } else {
-        done();
-        talk.close();
-      }
+      release(answer !== undefined);
     }
     if (!ended) return resultOf(answer as RunTaskResult | RunTaskError);
-    if ("result" in ended) return ended.result;
-    // Run again, the same run says its start as before; a stopped run's failure path has said it already.
-    return run(ended.next, ended.next === task ? onStarted : undefined, python, ended.attempt);
+    return "result" in ended ? ended.result : runAgain(ended, task, onStarted, python);
   };
+  // Run again, the same run says its start as before; a stopped run's failure path has said it already.
+  const runAgain = (
+    { next, attempt }: { next: RunRequest; attempt: number },
+    task: RunRequest,
+    onStarted: ((started: RunStarted) => unknown) | undefined,
+    python: PythonTask | undefined,
+  ) => run(next, next === task ? onStarted : undefined, python, attempt);
   type AfterEnd = { result: RunTaskResult } | { next: RunRequest; attempt: number };
   /**
    * What a task whose worker ended under it comes to (a rejection is the worker's end: a task answers its

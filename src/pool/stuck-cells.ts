@@ -108,19 +108,21 @@ export function watchStuckCells(
     }
     freeEnded();
     const now = performance.timeOrigin + performance.now();
-    for (let slot = 0; slot < slots; slot++) {
-      const owner = Atomics.load(owners, slot);
-      const task = Atomics.load(tasks, slot);
-      const deadline = deadlines[slot] as number;
-      if (task === 0 || now <= deadline + graceMs) continue;
-      const worker = threads().find((thread) => thread.threadId === owner);
-      // A cell that ended or began as we looked (its task's next one), or a worker already on its way out.
-      const same = Atomics.load(tasks, slot) === task && deadlines[slot] === deadline;
-      if (!worker || ending.has(owner) || !same) continue;
-      ending.add(owner);
-      if (running.has(task)) stopped.set(task, Atomics.load(cells, slot));
-      void worker.terminate();
-    }
+    for (let slot = 0; slot < slots; slot++) endIfStuck(slot, now);
+  };
+  /** Ends the worker of the cell in `slot` if it is past its deadline and its grace, and says which cell. */
+  const endIfStuck = (slot: number, now: number) => {
+    const owner = Atomics.load(owners, slot);
+    const task = Atomics.load(tasks, slot);
+    const deadline = deadlines[slot] as number;
+    if (task === 0 || now <= deadline + graceMs) return;
+    const worker = threads().find((thread) => thread.threadId === owner);
+    // A cell that ended or began as we looked (its task's next one), or a worker already on its way out.
+    const same = Atomics.load(tasks, slot) === task && deadlines[slot] === deadline;
+    if (!worker || ending.has(owner) || !same) return;
+    ending.add(owner);
+    if (running.has(task)) stopped.set(task, Atomics.load(cells, slot));
+    void worker.terminate();
   };
 
   return {

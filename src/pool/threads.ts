@@ -142,19 +142,16 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     };
     // Up once its module has loaded and it listens: its first batch, empty, says so.
     let up = false;
-    worker.on("message", (batch: Batch | string) => {
-      if (typeof batch === "string") {
-        if (thread.retiring || closing) return;
-        thread.retiring = true;
-        options.onRetire?.(batch);
-        start();
-        endIfRetired();
-        return;
-      }
-      if (!up) {
-        up = true;
-        failedStarts = 0;
-      }
+    // A text asks to retire: the worker holds too much, and a replacement starts now.
+    const retire = (why: string) => {
+      if (thread.retiring || closing) return;
+      thread.retiring = true;
+      options.onRetire?.(why);
+      start();
+      endIfRetired();
+    };
+    // A batch: id, ok, value for each task the worker answered.
+    const settle = (batch: Batch) => {
       for (let at = 0; at < batch.length; at += 3) {
         const id = batch[at] as number;
         const pending = thread.held.get(id);
@@ -162,6 +159,14 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
         if (batch[at + 1]) pending?.resolve(batch[at + 2]);
         else pending?.reject(new Error(String(batch[at + 2])));
       }
+    };
+    worker.on("message", (batch: Batch | string) => {
+      if (typeof batch === "string") return retire(batch);
+      if (!up) {
+        up = true;
+        failedStarts = 0;
+      }
+      settle(batch);
       endIfRetired();
       drainQueue();
     });
@@ -169,15 +174,8 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
     worker.on("error", (error) => {
       failure = error;
     });
-    worker.once("exit", (code) => {
-      threads.splice(threads.indexOf(thread), 1);
-      const error = failure ?? new Error(`the worker thread exited with code ${code}`);
-      if (thread.held.size === 0 && !closing && !thread.retiring) options.onIdleError?.(error);
-      for (const pending of thread.held.values()) pending.reject(error);
-      thread.held.clear();
-      options.onExit?.();
-      // A retired worker's replacement started when it asked.
-      if (closing || thread.retiring) return;
+    // Its place is taken: at once for a worker that had come up, later for one that never did.
+    const replace = (error: unknown) => {
       if (up) {
         start();
         drainQueue();
@@ -188,6 +186,16 @@ export function createThreadPool(options: ThreadPoolOptions): ThreadPool {
       for (const waiting of queue.splice(0)) waiting.pending.reject(error);
       const delay = Math.min(100 * 2 ** failedStarts++, longestRestartMs);
       setTimeout(() => closing || start(), delay).unref();
+    };
+    worker.once("exit", (code) => {
+      threads.splice(threads.indexOf(thread), 1);
+      const error = failure ?? new Error(`the worker thread exited with code ${code}`);
+      if (thread.held.size === 0 && !closing && !thread.retiring) options.onIdleError?.(error);
+      for (const pending of thread.held.values()) pending.reject(error);
+      thread.held.clear();
+      options.onExit?.();
+      // A retired worker's replacement started when it asked.
+      if (!closing && !thread.retiring) replace(error);
     });
   };
   for (let count = 0; count < options.size; count++) start();

@@ -75,23 +75,22 @@ export function createVaultStore(options: VaultStoreOptions): VaultStore {
     const stored: VaultFile = existsSync(path)
       ? (JSON.parse(readFileSync(path, "utf8")) as VaultFile)
       : { items: {}, secrets: {} };
-    const seed = Object.hasOwn(options.seeds, name) ? options.seeds[name] : undefined;
-    let seeded = false;
-    for (const [key, value] of Object.entries(seed?.items ?? {}))
-      if (!Object.hasOwn(stored.items, key)) {
-        setOwn(stored.items, key, value);
-        seeded = true;
-      }
-    const secrets = Object.entries(seed?.secrets ?? {}).filter(
-      ([key]) => !Object.hasOwn(stored.secrets, key),
-    );
-    if (secrets.length) {
-      for (const [key, value] of secrets)
-        setOwn(stored.secrets, key, sealerNow().seal(Buffer.from(String(value)), secretContext(name, key)));
-      seeded = true;
-    }
+    const seeded = seedInto(stored, name);
     if (write && (seeded || !existsSync(path))) save(path, stored);
     return stored;
+  };
+
+  /** Writes into `stored` the seeds of vault `name` whose keys it does not hold yet; true when there were any. */
+  const seedInto = (stored: VaultFile, name: string): boolean => {
+    const seed = Object.hasOwn(options.seeds, name) ? options.seeds[name] : undefined;
+    const missing = <T>(entries: [string, T][], held: object) =>
+      entries.filter(([key]) => !Object.hasOwn(held, key));
+    const items = missing(Object.entries(seed?.items ?? {}), stored.items);
+    const secrets = missing(Object.entries(seed?.secrets ?? {}), stored.secrets);
+    for (const [key, value] of items) setOwn(stored.items, key, value);
+    for (const [key, value] of secrets)
+      setOwn(stored.secrets, key, sealerNow().seal(Buffer.from(String(value)), secretContext(name, key)));
+    return items.length + secrets.length > 0;
   };
 
   /** The vault, held with `lock`: its handle, and a release that lets go of both once. */

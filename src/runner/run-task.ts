@@ -134,16 +134,7 @@ export async function runTask(
   const sealedRequest = place.seal?.(run.runId, task.input);
   let told: unknown;
   try {
-    if (run.started && run.accepted) {
-      talk.onActing?.();
-      told = talk.onStarted?.({
-        runId: run.runId,
-        startedLine: recordLine(run.started, lines),
-        accepted: run.accepted,
-        maskedPath: run.mask(path),
-        sealedRequest,
-      });
-    }
+    told = tellStarted(run, talk, { lines, path, sealedRequest });
   } finally {
     // The run goes on whatever keeping its start met: that is the caller's to report (bass run's flush
     // fails again at its end).
@@ -153,25 +144,64 @@ export async function runTask(
   // Without a place for later records, async children are waited for: theirs go back with their parent's.
   if (!later) await children.settled();
   answered = true;
+  const answer = taskResult(result, task, {
+    lines,
+    path,
+    sealedRequest,
+    childRecords,
+    accepted: run.accepted,
+  });
+  return later ? { result: answer, children: children.settled() } : { result: answer };
+}
+
+/** A finished run as its task's result: plain data that crosses a thread, masked for whoever shows it. */
+function taskResult(
+  result: Awaited<ReturnType<typeof startIntegration>["completion"]>,
+  task: RunTask,
+  facts: Pick<RunTaskResult, "sealedRequest" | "childRecords" | "accepted"> & {
+    lines: TaskPlace["lines"];
+    path: string;
+  },
+): RunTaskResult {
   const { output, outputJson } = result;
-  const answer: RunTaskResult = {
+  return {
     runId: result.runId,
     status: result.status,
     // A JSON payload goes as its text only: what crosses a thread is cloned.
     output:
       outputJson === undefined ? output : { status: output.status, headers: output.headers, payload: null },
     outputJson,
-    recordLine: recordLine(result.record, lines),
-    sealedRequest,
-    childRecords,
+    recordLine: recordLine(result.record, facts.lines),
+    sealedRequest: facts.sealedRequest,
+    childRecords: facts.childRecords,
     record: task.returnRecord ? result.record : undefined,
-    maskedPath: result.mask(path),
+    maskedPath: result.mask(facts.path),
     maskedTexts: task.maskTexts && result.mask(task.maskTexts),
-    accepted: run.accepted,
+    accepted: facts.accepted,
     // A callint parent masks what its child masked; a caller that shows the run masks its own copies.
-    maskedValues: caller || task.returnRecord ? result.maskedValues : undefined,
+    maskedValues: task.callint || task.returnRecord ? result.maskedValues : undefined,
   };
-  return later ? { result: answer, children: children.settled() } : { result: answer };
+}
+
+/** Tells the caller an async run has started (its first record, its 202), and gives back what that gave. */
+function tellStarted(
+  run: ReturnType<typeof startIntegration>,
+  talk: TaskTalk,
+  {
+    lines,
+    path,
+    sealedRequest,
+  }: { lines: TaskPlace["lines"]; path: string; sealedRequest: string | undefined },
+): unknown {
+  if (!run.started || !run.accepted) return undefined;
+  talk.onActing?.();
+  return talk.onStarted?.({
+    runId: run.runId,
+    startedLine: recordLine(run.started, lines),
+    accepted: run.accepted,
+    maskedPath: run.mask(path),
+    sealedRequest,
+  });
 }
 
 /** The error a stopped run fails with, as a cell that timed out fails its run: at the cell, where known. */

@@ -88,19 +88,7 @@ async function handle(
   }
   const credentials = header(request, "authorization");
   const scope = context.authenticate(credentials);
-  if (scope === undefined) {
-    // Given and wrong is told from missing; a wrong bearer token is named in the challenge (RFC 6750).
-    if (credentials) {
-      const token = set.settings.auth.type === "bearer" && /^bearer\s/i.test(credentials);
-      const error = token ? ', error="invalid_token"' : "";
-      return answer(pathname, 401, "the credentials in the Authorization header are not valid", {
-        "www-authenticate": `${authChallenge(set)}${error}`,
-      });
-    }
-    return answer(pathname, 401, "this server needs credentials: an Authorization header", {
-      "www-authenticate": authChallenge(set),
-    });
-  }
+  if (scope === undefined) return unauthorized(pathname, set, credentials);
   if (!match) {
     const asked = { method: request.method, host: header(request, "host") };
     const admin = await handleAdmin(url, asked, set, context, (rerun) =>
@@ -109,6 +97,21 @@ async function handle(
     return { ...admin, logPath: pathname };
   }
   return handleEndpoint(context, { request, url, match, served, scope });
+}
+
+/**
+ * serve's 401: credentials given and wrong are told from missing ones, and a wrong bearer token is named
+ * in the challenge (RFC 6750).
+ */
+function unauthorized(pathname: string, set: ServedSet, credentials: string | undefined): HandledResponse {
+  if (!credentials)
+    return answer(pathname, 401, "this server needs credentials: an Authorization header", {
+      "www-authenticate": authChallenge(set),
+    });
+  const token = set.settings.auth.type === "bearer" && /^bearer\s/i.test(credentials);
+  return answer(pathname, 401, "the credentials in the Authorization header are not valid", {
+    "www-authenticate": `${authChallenge(set)}${token ? ', error="invalid_token"' : ""}`,
+  });
 }
 
 /** The Host and Origin checks (docs/behaviour.md#bass-serve), with the rules of the set serving now. */

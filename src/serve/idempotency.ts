@@ -125,25 +125,33 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
 
   // Removes the files of keys that expired and were never asked for again, and temp files a crash left behind.
   const sweep = async () => {
-    for (const name of await readdir(dir).catch(() => [])) {
-      const isEntry = entryName.test(name);
-      if (!isEntry && !tempName.test(name)) continue;
-      const modified = await stat(join(dir, name)).then(
-        (stats) => stats.mtimeMs,
-        () => undefined,
-      );
-      if (modified === undefined || clock() - modified < (isEntry ? ttlMs : staleTempMs)) continue;
-      if (!isEntry) {
-        await unlink(join(dir, name)).catch(() => {});
-        continue;
-      }
-      const hash = name.slice(0, 64);
-      await exclusive(hash, async () => {
-        const entry = await lookup(hash);
-        // Under the key's turn, so a response completed meanwhile is read here, never deleted unseen.
-        if (!entry || expired(entry, clock())) await remove(hash);
-      });
-    }
+    for (const name of await readdir(dir).catch(() => [])) await sweepFile(name);
+  };
+  const sweepFile = async (name: string) => {
+    const isEntry = entryName.test(name);
+    if (!isEntry && !tempName.test(name)) return;
+    if (!(await isOlderThan(join(dir, name), isEntry ? ttlMs : staleTempMs))) return;
+    if (isEntry) await sweepEntry(name.slice(0, 64));
+    else await unlink(join(dir, name)).catch(() => {});
+  };
+  // A file that is gone already is not older than anything.
+  const isOlderThan = (path: string, ms: number) =>
+    stat(path).then(
+      (stats) => clock() - stats.mtimeMs >= ms,
+      () => false,
+    );
+  const sweepEntry = (hash: string) =>
+    exclusive(hash, async () => {
+      const entry = await lookup(hash);
+      // Under the key's turn, so a response completed meanwhile is read here, never deleted unseen.
+      if (!entry || expired(entry, clock())) await remove(hash);
+    });
+
+  // A key answered before: its answer again for the same request, a mismatch for another.
+  const answered = (hash: string, entry: Entry, fingerprint: string): IdempotencyDecision => {
+    cache.set(hash, entry);
+    if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
+    return { kind: "replay", response: copyResponse(entry.response) };
   };
 
   const claim = (hash: string, fingerprint: string): IdempotencyDecision => {
@@ -183,11 +191,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
         if (first !== undefined)
           return first === fingerprint ? { kind: "in-progress" } : { kind: "mismatch" };
         const entry = await lookup(hash);
-        if (entry && !expired(entry, now)) {
-          cache.set(hash, entry);
-          if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
-          return { kind: "replay", response: copyResponse(entry.response) };
-        }
+        if (entry && !expired(entry, now)) return answered(hash, entry, fingerprint);
         if (entry) await remove(hash);
         return claim(hash, fingerprint);
       });

@@ -114,21 +114,10 @@ export function createOpenApiDocument(
   definitions: readonly Definition[],
   options: CreateOpenApiDocumentOptions = {},
 ): OpenApiDocument {
-  const served = definitions.filter((definition) => definition.active !== false);
-  const taken = new Set<string>();
-  const paths = new Map<string, OpenApiPathItem>();
-  for (const definition of served) {
-    const endpoints = definition.endpoints ?? [];
-    for (const endpoint of endpoints) {
-      const path = endpoint.path.length > 1 ? endpoint.path.replace(/\/$/, "") : endpoint.path;
-      const item = paths.get(path) ?? pathItem(path);
-      paths.set(path, item);
-      const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
-      if (item[method] !== undefined) continue;
-      const base = endpoints.length > 1 ? `${definition.name}.${method}` : definition.name;
-      item[method] = operation(definition, endpoint, uniqueId(base, taken), options.auth);
-    }
-  }
+  const paths = pathsOf(
+    definitions.filter((definition) => definition.active !== false),
+    options.auth,
+  );
   return {
     openapi: "3.1.0",
     info: { title: options.title ?? "bass", version: options.version ?? "0.0.0" },
@@ -140,6 +129,25 @@ export function createOpenApiDocument(
     // Under auth none, an empty requirement says so: every operation may be called without credentials.
     security: [options.auth && options.auth.type !== "none" ? { [options.auth.type]: [] } : {}],
   };
+}
+
+/** Each path with its operations; the first integration to claim a method and path has it. */
+function pathsOf(served: readonly Definition[], auth: ServeAuth | undefined): Map<string, OpenApiPathItem> {
+  const taken = new Set<string>();
+  const paths = new Map<string, OpenApiPathItem>();
+  for (const definition of served) {
+    const endpoints = definition.endpoints ?? [];
+    for (const endpoint of endpoints) {
+      const path = endpoint.path.length > 1 ? endpoint.path.replace(/\/$/, "") : endpoint.path;
+      const item = paths.get(path) ?? pathItem(path);
+      paths.set(path, item);
+      const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
+      if (item[method] !== undefined) continue;
+      const base = endpoints.length > 1 ? `${definition.name}.${method}` : definition.name;
+      item[method] = operation(definition, endpoint, uniqueId(base, taken), auth);
+    }
+  }
+  return paths;
 }
 
 /** The scheme of serve's auth, named as its type; none under `auth: none`. */
@@ -244,31 +252,10 @@ function responsesOf(
 ): OpenApiOperation["responses"] {
   const own = serveStatuses(endpoint.method, auth);
   const success = bodyMethods.has(endpoint.method) ? { headers: replayedHeader } : {};
-  const responses: OpenApiOperation["responses"] = {};
   const declared = Object.entries(endpoint.responses ?? {});
-  if (definition.run_async) {
-    responses["202"] = {
-      description: "The run has started.",
-      headers: {
-        Location: { description: "The run's record, at /_bass/runs/{run_id}.", schema: { type: "string" } },
-      },
-      content: json(ref("RunStarted")),
-    };
-  } else if (!declared.some(([status]) => status.startsWith("2"))) {
-    responses["200"] = { description: "The integration's output.", ...success, content: json({}) };
-    if (endpoint.method === "POST")
-      responses["201"] = { description: "The integration's output.", ...success, content: json({}) };
-  }
-  for (const [status, { description, schema }] of declared) {
-    const alsoServe = own[status];
-    responses[status] = alsoServe
-      ? {
-          description: `${description} Or: ${alsoServe.description}`,
-          ...(alsoServe.headers ? { headers: alsoServe.headers } : {}),
-          content: { ...json({ anyOf: [schema ?? {}, ref("Problem")] }), ...problem },
-        }
-      : { description, ...(status.startsWith("2") ? success : {}), content: json(schema ?? {}) };
-  }
+  const responses = successes(definition, endpoint, declared, success);
+  for (const [status, response] of declared)
+    responses[status] = declaredResponse(status, response, own, success);
   for (const [status, response] of Object.entries(own))
     responses[status] ??= { ...response, content: problem };
   responses.default ??= {
@@ -281,6 +268,44 @@ function responsesOf(
       a === "default" ? 1 : b === "default" ? -1 : a < b ? -1 : 1,
     ),
   );
+}
+
+/** 202 for an asynchronous integration; else, where the endpoint declares no success, 200 (and 201 for a POST). */
+function successes(
+  definition: Definition,
+  endpoint: Endpoint,
+  declared: [string, unknown][],
+  success: Pick<OpenApiResponse, "headers">,
+): OpenApiOperation["responses"] {
+  if (definition.run_async) {
+    const Location = {
+      description: "The run's record, at /_bass/runs/{run_id}.",
+      schema: { type: "string" },
+    };
+    return {
+      "202": { description: "The run has started.", headers: { Location }, content: json(ref("RunStarted")) },
+    };
+  }
+  if (declared.some(([status]) => status.startsWith("2"))) return {};
+  const output = { description: "The integration's output.", ...success, content: json({}) };
+  return endpoint.method === "POST" ? { "200": output, "201": output } : { "200": output };
+}
+
+/** A status the endpoint declares; where serve answers it too, its JSON may be a Problem. */
+function declaredResponse(
+  status: string,
+  { description, schema }: { description: string; schema?: JsonSchema | undefined },
+  own: Record<string, OpenApiResponse>,
+  success: Pick<OpenApiResponse, "headers">,
+): OpenApiResponse {
+  const alsoServe = own[status];
+  if (!alsoServe)
+    return { description, ...(status.startsWith("2") ? success : {}), content: json(schema ?? {}) };
+  return {
+    description: `${description} Or: ${alsoServe.description}`,
+    ...(alsoServe.headers ? { headers: alsoServe.headers } : {}),
+    content: { ...json({ anyOf: [schema ?? {}, ref("Problem")] }), ...problem },
+  };
 }
 
 /** Each property of an endpoint's `params` schema as a query parameter, required as the schema says. */

@@ -49,15 +49,18 @@ export function createRouter<T>(routes: readonly Route<T>[]): Router<T> {
         const values = matchSegments(route.segments, segments);
         if (values === undefined) continue;
         allow.add(route.method);
-        if (route.method === method && (best === undefined || isMoreSpecific(route, best.route))) {
-          best = { route, values };
-        }
+        if (route.method === method && beats(route, best?.route)) best = { route, values };
       }
       if (best !== undefined) return { kind: "found", target: best.route.target, params: paramsOf(best) };
       if (allow.size > 0) return { kind: "method-not-allowed", allow: [...allow].sort() };
       return { kind: "not-found" };
     },
   };
+}
+
+/** Whether `route` is the one to take over `best`, the best match so far, if any. */
+function beats<T>(route: CompiledRoute<T>, best: CompiledRoute<T> | undefined): boolean {
+  return best === undefined || isMoreSpecific(route, best);
 }
 
 function splitPattern(path: string): Segment[] {

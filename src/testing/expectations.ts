@@ -58,33 +58,41 @@ function compareSubset(expected: unknown, actual: unknown, path: string, differe
   if (isMatcher(expected)) {
     if (!matches(expected, actual))
       differences.push({ path, message: `expected ${describeMatcher(expected)}, got ${describe(actual)}` });
-    return;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual) || actual.length !== expected.length) {
-      differences.push({ path, message: `expected ${describe(expected)}, got ${describe(actual)}` });
-      return;
-    }
-    expected.forEach((item, index) => {
-      compareSubset(item, actual[index], `${path}[${index}]`, differences);
-    });
-    return;
-  }
-  if (expected !== null && typeof expected === "object") {
-    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) {
-      differences.push({ path, message: `expected an object, got ${describe(actual)}` });
-      return;
-    }
-    for (const [key, value] of Object.entries(expected)) {
-      const next = `${path}.${key}`;
-      if (!Object.hasOwn(actual, key))
-        differences.push({ path: next, message: `expected ${describe(value)}, but there is no ${key}` });
-      else compareSubset(value, (actual as Record<string, unknown>)[key], next, differences);
-    }
-    return;
-  }
-  if (!Object.is(expected, actual))
+  } else if (Array.isArray(expected)) compareList(expected, actual, path, differences);
+  else if (expected !== null && typeof expected === "object")
+    compareMap(expected as Record<string, unknown>, actual, path, differences);
+  else if (!Object.is(expected, actual))
     differences.push({ path, message: `expected ${describe(expected)}, got ${describe(actual)}` });
+}
+
+/** A list holds exactly as many items as expected, each a subset of what it expects. */
+function compareList(expected: unknown[], actual: unknown, path: string, differences: Difference[]): void {
+  if (!Array.isArray(actual) || actual.length !== expected.length) {
+    differences.push({ path, message: `expected ${describe(expected)}, got ${describe(actual)}` });
+    return;
+  }
+  expected.forEach((item, index) => {
+    compareSubset(item, actual[index], `${path}[${index}]`, differences);
+  });
+}
+
+/** An object holds every key expected, each value a subset of what it expects; other keys may be there. */
+function compareMap(
+  expected: Record<string, unknown>,
+  actual: unknown,
+  path: string,
+  differences: Difference[],
+): void {
+  if (actual === null || typeof actual !== "object" || Array.isArray(actual)) {
+    differences.push({ path, message: `expected an object, got ${describe(actual)}` });
+    return;
+  }
+  for (const [key, value] of Object.entries(expected)) {
+    const next = `${path}.${key}`;
+    if (!Object.hasOwn(actual, key))
+      differences.push({ path: next, message: `expected ${describe(value)}, but there is no ${key}` });
+    else compareSubset(value, (actual as Record<string, unknown>)[key], next, differences);
+  }
 }
 
 /** Each expected item matches a later recorded item than the one before it. */

@@ -1,3 +1,4 @@
+import type { AdapterResponse } from "../adapters/adapter.js";
 import type { MockAnswer } from "../adapters/mock.js";
 import type { RunRecord } from "../engine/types.js";
 import { expectedOutput, outputOf } from "./expectations.js";
@@ -57,9 +58,7 @@ function mocksOf(record: RunRecord): Mocks {
   const mocks: Mocks = {};
   for (const item of record.items) {
     if (item.kind !== "REQUEST" || !item.response) continue;
-    const answer: MockAnswer = { success: item.response.success, payload: item.response.payload };
-    if (item.response.status !== undefined) answer.status = item.response.status;
-    if (item.response.messages.length) answer.messages = item.response.messages;
+    const answer = mockOf(item.response);
     if (item.sridx === null) mocks[item.label] = answer;
     else {
       const list = (Array.isArray(mocks[item.label]) ? mocks[item.label] : []) as (MockAnswer | null)[];
@@ -69,4 +68,12 @@ function mocksOf(record: RunRecord): Mocks {
     }
   }
   return mocks;
+}
+
+/** An adapter's response as a mock file answers it: status and messages only where there are some. */
+function mockOf(response: AdapterResponse): MockAnswer {
+  const answer: MockAnswer = { success: response.success, payload: response.payload };
+  if (response.status !== undefined) answer.status = response.status;
+  if (response.messages.length) answer.messages = response.messages;
+  return answer;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
-import type { RunInput, RunRecord } from "../engine/types.js";
+import type { Item, RunInput, RunRecord } from "../engine/types.js";
 import type { VaultStore } from "../engine/vault.js";
 import { isBassError } from "../errors.js";
 import type { HistoryStore } from "../history/store.js";
@@ -354,23 +354,29 @@ function judgeCase(entry: LoadedTests, testCase: TestCase, record: RunRecord, ms
 
 /** Where to look first: the run's failures with their cells and lines, else the hook that shaped its output. */
 function producedBy(record: RunRecord, differences: readonly Difference[]): string[] {
-  const failures = record.items.flatMap((item) =>
-    item.kind === "FAILURE"
-      ? [
-          `item ${item.seq} FAILURE ${item.error.code}${item.error.cell ? ` in ${item.error.cell}` : ""}${item.error.line ? ` (${item.error.file ? `${item.error.file}:` : "line "}${item.error.line})` : ""}: ${item.error.message}`,
-        ]
-      : item.kind === "VALIDATION_FAILURE"
-        ? [`item ${item.seq} VALIDATION_FAILURE ${item.label}: ${item.message}`]
-        : item.kind === "REQUEST" && item.response && !item.response.success
-          ? [`item ${item.seq} REQUEST ${item.label}: ${item.response.messages.join("; ")}`]
-          : [],
-  );
+  const failures = record.items.flatMap((item) => {
+    const why = whyFailed(item);
+    return why === undefined ? [] : [`item ${item.seq} ${item.kind} ${why}`];
+  });
   if (failures.length) return failures;
   if (!differences.some((difference) => /^expect\.(output|state)/.test(difference.path))) return [];
   const output = outputOf(record);
   return [
     `${record.status === "success" ? "on_success_hook" : "on_failure_hook"} or finally_hook, which set the output (status ${output?.status ?? "none"})`,
   ];
+}
+
+/** What an item says of why its run failed: a failure's code, cell and line, a rule's message, a call's. */
+function whyFailed(item: Item): string | undefined {
+  if (item.kind === "VALIDATION_FAILURE") return `${item.label}: ${item.message}`;
+  if (item.kind === "REQUEST")
+    return item.response && !item.response.success
+      ? `${item.label}: ${item.response.messages.join("; ")}`
+      : undefined;
+  if (item.kind !== "FAILURE") return undefined;
+  const { code, cell, file, line, message } = item.error;
+  const place = line ? ` (${file ? `${file}:` : "line "}${line})` : "";
+  return `${code}${cell ? ` in ${cell}` : ""}${place}: ${message}`;
 }
 
 /** A case's `mocks`, its `cassette` (relative to the test file), or the project's systems. */

@@ -209,18 +209,21 @@ describe("docs/tutorial.md", () => {
     const root = createTempDir();
     const walk = new Walk(join(root, "acme-bank"));
     try {
-      for (const block of blocks) {
-        if (block.kind === "prose") walk.prose(block.text);
-        else if (block.lang === "sh") install(root, walk.dir, block.lines);
-        else if (block.lang === "yaml" || block.lang === "json") walk.file(block);
-        else if (block.lang === "console") await walk.console(block);
-      }
+      for (const block of blocks) await walkThrough(walk, root, block);
     } finally {
       await walk.serve?.stop();
     }
     expect(walk.examples).toBe(expectedCodes.length);
   });
 });
+
+/** One block of the tutorial as a reader takes it: reads the prose, runs the commands, writes the files. */
+async function walkThrough(walk: Walk, root: string, block: (typeof blocks)[number]): Promise<void> {
+  if (block.kind === "prose") walk.prose(block.text);
+  else if (block.lang === "sh") install(root, walk.dir, block.lines);
+  else if (block.lang === "yaml" || block.lang === "json") walk.file(block);
+  else if (block.lang === "console") await walk.console(block);
+}
 
 /**
  * Step 1 as written, in a folder that holds the project and `bass` (this checkout) side by side. Its
