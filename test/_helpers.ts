@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import type { ColorSupportLevel } from "chalk";
 import { onTestFinished } from "vitest";
 import type { AdapterResolver } from "../src/adapters/adapter.js";
@@ -29,6 +29,21 @@ export function createTempDir(files: Record<string, string> = {}): string {
 
 /** bass's own checkout: the package the tests run. */
 export const repoRoot = join(import.meta.dirname, "..");
+
+/** The sample project of the repository. */
+export const samplesDir = join(repoRoot, "samples");
+
+/**
+ * A copy of the samples in `dir` (a new temporary folder by default), without the `.bass` folder a run of
+ * them in the checkout left (history, state, caches): a test starts from the samples as they are shipped.
+ */
+export function copySamples(dir: string = createTempDir()): string {
+  cpSync(samplesDir, dir, {
+    recursive: true,
+    filter: (path) => !relative(samplesDir, path).split(sep).includes(".bass"),
+  });
+  return dir;
+}
 
 /** The project file most lint tests use: one http system and one echo system. */
 export const defaultProjectFile = `systems:

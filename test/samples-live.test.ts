@@ -1,17 +1,16 @@
 import { execFile, spawn } from "node:child_process";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createTempDir, runCli } from "./_helpers.js";
+import { copySamples, createTempDir, runCli } from "./_helpers.js";
 
-const samples = join(import.meta.dirname, "..", "samples");
 const bin = join(import.meta.dirname, "..", "bin", "bass.cjs");
 
 /** A fresh copy of samples/: its own history and its own mock core data file. */
 function samplesCopy(): string {
   const dir = createTempDir();
-  cpSync(samples, dir, { recursive: true, filter: (path) => !path.includes(".bass") });
+  copySamples(dir);
   return dir;
 }
 

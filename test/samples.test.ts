@@ -1,10 +1,10 @@
-import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { lintProject } from "../src/definition/lint/lint.js";
 import { loadProject } from "../src/definition/load.js";
-import { createTempDir, runCli } from "./_helpers.js";
+import { copySamples, createTempDir, runCli } from "./_helpers.js";
 
 const samples = join(import.meta.dirname, "..", "samples");
 const project = loadProject({ cwd: samples, env: {} });
@@ -74,7 +74,7 @@ describe("bass run on the samples with their mock files", () => {
   it.each(mocked)("runs %s to its documented answer", async (name) => {
     // A copy, so that the runs' history does not land in the repository's samples/.
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (path) => !path.includes(".bass") });
+    copySamples(dir);
     const envelope = name.endsWith(".retrieve") ? ["--input-envelope"] : [];
     const result = await runCli(
       [

@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/engine/types.js";
+import { copySamples } from "../_helpers.js";
 import { startServeInProcess } from "../serve/_serve-in-process.js";
 
 /** Debian's Chromium (or the one BASS_CHROMIUM names): the tests drive it, nothing is downloaded. */
@@ -26,13 +27,6 @@ const person = (first: string) => ({
   tax_id: taxId,
 });
 const createPath = "/api/v1/core-processor/customers";
-/** The samples, without the history and state a run of them in the checkout left. */
-function copySamples(into: string): void {
-  cpSync(join(import.meta.dirname, "..", "..", "samples"), into, {
-    recursive: true,
-    filter: (source) => !source.includes(join("samples", ".bass")),
-  });
-}
 
 /** Set to a folder, the tests leave screenshots of the list and a timeline there (for the docs). */
 const screenshots = process.env.BASS_SCREENSHOTS;

@@ -1,10 +1,10 @@
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RunRecord } from "../../src/engine/types.js";
-import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const masked = "XXXXXXXXXXXX";
 const samples = join(import.meta.dirname, "../../samples");
@@ -439,7 +439,7 @@ cases:
 
   it("leaves a passing suite byte for byte as it was", async () => {
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    copySamples(dir);
     const before = readFileSync(join(dir, "tests/customers.create.test.yaml"), "utf8");
     const updated = await runCli(["test", "--update"], { cwd: dir });
     expect(updated.code).toBe(0);
@@ -453,7 +453,7 @@ cases:
 
   it("writes what a live system gives anew as a $type matcher, and the next run passes", async () => {
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    copySamples(dir);
     const file = join(dir, "tests/customers.create.test.yaml");
     const written = readFileSync(file, "utf8");
     const wrong = written.replace(

@@ -1,7 +1,7 @@
-import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTempDir } from "../_helpers.js";
+import { copySamples, createTempDir } from "../_helpers.js";
 import {
   consoleExamples,
   fencedBlockAfter,
@@ -393,12 +393,6 @@ function createFolderFiles(folder: Folder): string {
         "export.json": readFileSync(join(repoRoot, "test", "fixtures", "glyue", "export.json"), "utf8"),
       });
   }
-}
-
-/** Copies `samples/` to `dir`, without the run history and cache this checkout's own runs left there. */
-function copySamples(dir: string): string {
-  cpSync(join(repoRoot, "samples"), dir, { recursive: true, filter: (path) => basename(path) !== ".bass" });
-  return dir;
 }
 
 /** The files of docs/tutorial.md's project, as the tutorial has the reader write them. */

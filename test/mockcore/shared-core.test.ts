@@ -1,14 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -16,10 +7,9 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { removeStaleLock } from "../../src/mockcore/core-lock.js";
 import { followSharedMockcore, startSharedMockcore } from "../../src/mockcore/shared-core.js";
 import { startSystems } from "../../src/project/systems.js";
-import { createTempDir, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, runCli } from "../_helpers.js";
 
 const bin = join(import.meta.dirname, "../../bin/bass.cjs");
-const samples = join(import.meta.dirname, "../../samples");
 
 /** Whether the core at `url` answers a GET of a demo person. */
 async function answers(url: string): Promise<boolean> {
@@ -203,7 +193,7 @@ describe("the mock core on a data file, shared", () => {
 
   it("lets bass runs started together take turns, so every transfer is kept", async () => {
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    copySamples(dir);
     const run = promisify(execFile);
     const { CORE_URL: _, ...env } = process.env;
     const transfer = (cents: number) => {

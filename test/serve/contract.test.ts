@@ -1,9 +1,9 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { createTempDir, freePort, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, freePort, runCli } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
 // The contract of the samples: the OpenAPI document `bass openapi` writes passes Spectral's and Redocly's
@@ -15,7 +15,7 @@ const run = promisify(execFile);
 /** A copy of the samples (their own .bass left behind) and the document of what serve answers on it. */
 async function samplesWithDocument(): Promise<{ dir: string; document: string }> {
   const dir = createTempDir();
-  cpSync(join(root, "samples"), dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+  copySamples(dir);
   const document = join(dir, "openapi.json");
   const written = await runCli(["openapi", "--project", dir, "--out", document], { cwd: dir });
   expect(written.code, written.stderr).toBe(0);

@@ -1,11 +1,10 @@
-import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createHistoryStore, resolveHistoryOptions } from "../../src/history/store.js";
-import { createTempDir } from "../_helpers.js";
+import { copySamples, createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
-const samples = join(import.meta.dirname, "../../samples");
 const transfers = "/api/v1/core-processor/monetary-internal-transfers";
 const transferBody = JSON.stringify({
   from_account_number: "1000000001",
@@ -56,7 +55,7 @@ async function get(url: string): Promise<void> {
 describe("bass serve after kill -9 under load (SPEC §5, §7, §12)", () => {
   it("keeps every history record whole and remembers every key it answered", async () => {
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (path) => !path.split(/[\\/]/).includes(".bass") });
+    copySamples(dir);
     const first = await spawnServe(dir);
 
     // 60 transfers of 1.00, each with its own key, 10 at a time, with a GET after every 5th; SIGKILL once 20 are answered.

@@ -1,10 +1,10 @@
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { stringify } from "yaml";
 import type { RunRecord } from "../../src/engine/types.js";
 import { createServeApp, type ServeApp } from "../../src/serve/app.js";
-import { createTempDir } from "../_helpers.js";
+import { copySamples, createTempDir } from "../_helpers.js";
 
 const samples = join(import.meta.dirname, "..", "..", "samples");
 const taxId = "123-45-6789";
@@ -30,7 +30,7 @@ const extra = Object.fromEntries([
 /** A copy of the samples with `extra`, served in this process by `workers` worker threads (none: serve's own). */
 async function serveSamples(workers: number | undefined): Promise<ServeApp> {
   const dir = createTempDir();
-  cpSync(samples, dir, { recursive: true, filter: (path) => !path.includes(".bass") });
+  copySamples(dir);
   for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);
   const config = join(dir, "bass.config.yaml");
   // A loop runs out its time sooner.

@@ -1,10 +1,9 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTempDir } from "../_helpers.js";
+import { copySamples, createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
-const samples = join(import.meta.dirname, "../../samples");
 /** A pid no process has: above Linux's largest. */
 const gonePid = 4_194_305;
 
@@ -22,7 +21,7 @@ function modes(dir: string, prefix = ""): Record<string, number> {
 describe("what bass serve keeps under .bass/ (SPEC §13.2)", () => {
   it("is private: files 0600, folders 0700, older ones tightened, a killed write's temp file gone", async () => {
     const dir = createTempDir();
-    cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
+    copySamples(dir);
     const state = join(dir, ".bass");
     mkdirSync(join(state, "history"), { recursive: true, mode: 0o755 });
     writeFileSync(join(state, "history", "old.txt"), "", { mode: 0o644 });

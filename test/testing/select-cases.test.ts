@@ -1,20 +1,12 @@
-import { cpSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { caseFilter } from "../../src/testing/select-cases.js";
-import { createTempDir, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, runCli } from "../_helpers.js";
 
-const samples = join(import.meta.dirname, "../../samples");
-const samplesCopy = () => {
-  const dir = createTempDir();
-  cpSync(samples, dir, { recursive: true, filter: (source) => !source.includes(".bass") });
-  return dir;
-};
 const ran = (stdout: string) => /(\d+) passed, (\d+) failed/.exec(stdout)?.slice(1).map(Number) ?? [];
 
 describe("choosing the cases of a suite", () => {
   it("splits the samples' suite into shards that run every case once between them", async () => {
-    const dir = samplesCopy();
+    const dir = copySamples();
     const counts = [];
     for (const shard of ["1/3", "2/3", "3/3"]) {
       const result = await runCli(["test", "--shard", shard], { cwd: dir });
@@ -26,7 +18,7 @@ describe("choosing the cases of a suite", () => {
   });
 
   it("runs only the cases --grep matches, by name or file", async () => {
-    const dir = samplesCopy();
+    const dir = copySamples();
     const byName = await runCli(["test", "--grep", "embedded mock core"], { cwd: dir });
     expect(byName.code).toBe(0);
     expect(byName.stdout).not.toContain("turns a core 400 into invalid_request");
