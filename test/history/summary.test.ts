@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/engine/types.js";
 import { summaryOf } from "../../src/history/summary.js";
+import { aRecord, recordedAt } from "../_records.js";
 
-const at = "2026-01-02T03:04:05.000Z";
-const base: RunRecord = {
-  id: "01JD8X4ZQ5M2V7K3N9P6R1T0WY",
-  integration: "customers.create",
-  status: "success",
-  trigger: "http",
-  started_at: at,
-  ended_at: at,
-  duration_ms: 4,
-  labels: ["vip"],
-  async: false,
-  items: [],
-};
+const at = recordedAt;
+const base: RunRecord = aRecord({ trigger: "http", duration_ms: 4, labels: ["vip"] });
 
 describe("summaryOf", () => {
   it("gives a served run's method, path with its query, and the status of its answer", () => {

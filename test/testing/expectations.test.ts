@@ -2,29 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { Item, RunRecord } from "../../src/engine/types.js";
 import { checkExpectations, isSubset, outputOf } from "../../src/testing/expectations.js";
 import type { Expectations } from "../../src/testing/test-file.js";
+import { aRecord, inputItem, outputItem, recordedAt } from "../_records.js";
 
-const at = "2026-01-02T03:04:05.000Z";
+const at = recordedAt;
 const secret = "s3cr3t-4242";
 
 /** A record of a run that called `core` once and answered 201; `items` replaces its items. */
 function record(overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id: "01JD8X4ZQ5M2V7K3N9P6R1T0WY",
-    integration: "customers.create",
-    status: "success",
-    trigger: "test",
-    started_at: at,
-    ended_at: at,
-    duration_ms: 5,
-    labels: [],
-    async: false,
+  return aRecord({
     items: [
-      {
-        seq: 1,
-        at,
-        kind: "INPUT",
-        data: { method: "POST", fullpath: "/", path: {}, params: {}, headers: {}, payload: { name: "Ada" } },
-      },
+      inputItem({ name: "Ada" }),
       {
         seq: 2,
         at,
@@ -36,19 +23,14 @@ function record(overrides: Partial<RunRecord> = {}): RunRecord {
         response: { success: true, status: 201, payload: { personId: "P1" }, messages: [] },
       },
       { seq: 3, at, kind: "DEBUG", label: "person", data: { id: "P1" } },
-      {
-        seq: 4,
-        at,
-        kind: "OUTPUT",
-        data: {
-          status: 201,
-          headers: { "x-trace": "t1" },
-          payload: { customer_id: "P1", tags: ["a", "b"], address: { city: "Oslo", zip: null } },
-        },
-      },
+      outputItem(4, {
+        status: 201,
+        headers: { "x-trace": "t1" },
+        payload: { customer_id: "P1", tags: ["a", "b"], address: { city: "Oslo", zip: null } },
+      }),
     ],
     ...overrides,
-  };
+  });
 }
 
 const failed = record({

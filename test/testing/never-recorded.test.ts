@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/engine/types.js";
 import { checkExpectations } from "../../src/testing/expectations.js";
-
-const at = "2026-01-02T03:04:05.000Z";
+import { aRecord, recordedAt } from "../_records.js";
 
 function recordLogging(data: string): RunRecord {
-  return {
-    id: "01JD8X4ZQ5M2V7K3N9P6R1T0WY",
+  return aRecord({
     integration: "leak",
-    status: "success",
-    trigger: "test",
-    started_at: at,
-    ended_at: at,
-    duration_ms: 1,
-    labels: [],
-    async: false,
-    items: [{ seq: 1, at, kind: "LOG", level: "info", data }],
-  };
+    items: [{ seq: 1, at: recordedAt, kind: "LOG", level: "info", data }],
+  });
 }
 
 describe("never_recorded with characters that JSON escapes", () => {

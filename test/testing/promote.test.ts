@@ -3,11 +3,12 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { AdapterResponse } from "../../src/adapters/adapter.js";
-import type { Item, OutputData, RunRecord } from "../../src/engine/types.js";
+import type { Item, RunRecord } from "../../src/engine/types.js";
 import { promoteRun } from "../../src/testing/promote.js";
 import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+import { aRecord, outputItem, recordedAt } from "../_records.js";
 
-const at = "2026-03-04T05:06:07.000Z";
+const at = recordedAt;
 const id = "01JD8X4ZQ5M2V7K3N9P6R1T0WY";
 const masked = "XXXXXXXXXXXX";
 
@@ -38,23 +39,10 @@ function request(seq: number, label: string, sridx: number | null, response: Ada
   };
 }
 
-function output(seq: number, data: Partial<OutputData>): Item {
-  return { seq, at, kind: "OUTPUT", data: { status: 200, headers: {}, payload: null, ...data } };
-}
+const output = outputItem;
 
 function record(status: RunRecord["status"], items: Item[]): RunRecord {
-  return {
-    id,
-    integration: "customers.create",
-    status,
-    trigger: "cli",
-    started_at: at,
-    ended_at: at,
-    duration_ms: 3,
-    labels: [],
-    async: false,
-    items,
-  };
+  return aRecord({ id, status, trigger: "cli", duration_ms: 3, items });
 }
 
 const ok = (payload: unknown): AdapterResponse => ({ success: true, status: 200, payload, messages: [] });
@@ -74,7 +62,7 @@ describe("promoteRun", () => {
       output(5, { status: 201, payload: { customer_id: "P1" } }),
     ]);
     expect(promoteRun(run)).toEqual({
-      name: `run ${id} of 2026-03-04`,
+      name: `run ${id} of 2026-01-02`,
       input: {
         payload: { first_name: "Ada", tax_id: masked },
         method: "POST",
