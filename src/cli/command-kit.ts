@@ -59,6 +59,12 @@ export function parseRate(text: string): number {
   return rate;
 }
 
+/** A share in percent: a number from 0 to 100, or more for a threshold no suite can meet. */
+export function parsePercent(text: string): number {
+  if (!/^\d+(\.\d+)?$/.test(text)) throw new InvalidArgumentError("give a share in percent, such as 80");
+  return Number(text);
+}
+
 /** `--limit`: a whole number of runs, 1 or more. */
 export function parseLimit(text: string): number {
   const limit = Number(text);

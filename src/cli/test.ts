@@ -3,9 +3,10 @@ import { dirname, resolve } from "node:path";
 import { isNode, parseDocument } from "yaml";
 import { findProjectFile, listTestFiles } from "../definition/files.js";
 import type { Env } from "../definition/load.js";
+import type { CoverageHits } from "../engine/coverage.js";
 import type { Engine } from "../engine/engine.js";
 import { BassError } from "../errors.js";
-import { openProject } from "../project/open.js";
+import { openProject, type Project } from "../project/open.js";
 import { brokenFiles, formatBroken } from "../project/usable.js";
 import { type CaseResult, type LoadedTests, runTests } from "../testing/run-tests.js";
 import { type CaseSelection, caseFilter } from "../testing/select-cases.js";
@@ -13,6 +14,7 @@ import { applyUpdates, outputDiffers, updatedOutput } from "../testing/update-ca
 import { writeFileAtomic } from "../write-atomic.js";
 import type { TestReporter } from "./choices.js";
 import type { Output } from "./output.js";
+import { reportCoverage } from "./test-coverage.js";
 import { formatTestFile, formatTestReport } from "./test-report.js";
 
 export interface TestCommandOptions extends CaseSelection {
@@ -28,6 +30,8 @@ export interface TestCommandOptions extends CaseSelection {
   progress?: ((text: string) => void) | undefined;
   /** The process's engine (see guardCellRejections); default: the project's own. */
   engine?: Engine | undefined;
+  /** `--coverage`: the folder its files go to; `--coverage-threshold`: the least share of lines. */
+  coverage?: { dir: string; threshold: number | undefined } | undefined;
 }
 
 /** `bass test [paths…]`: runs the cases of `*.test.yaml` files; exit 0 when all pass, 1 when one fails. */
@@ -36,22 +40,7 @@ export async function runTestCommand(
   options: TestCommandOptions,
   output: Output,
 ): Promise<number> {
-  for (const path of paths) {
-    if (!existsSync(resolve(options.cwd, path)))
-      throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
-  }
-  const project = await openProject({
-    cwd: options.cwd,
-    env: options.env,
-    // Test files given without --project: their project is found from the first one upwards, as validate does.
-    projectDir: options.project ?? projectOfPath(paths[0], options.cwd),
-    cache: true,
-    engine: options.engine,
-  });
-  const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
-  if (files.length === 0)
-    throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
-
+  const { project, files } = await openSuite(paths, options);
   output.stderr(formatBroken(brokenFiles(project.definitions, project.issues)));
   const started = performance.now();
   const suite = { cwd: options.cwd, env: options.env, project, files };
@@ -61,8 +50,10 @@ export async function runTestCommand(
     progressLine = text;
     options.progress?.(`\r\u001b[K${text}`);
   };
+  const hits: CoverageHits | undefined = options.coverage ? {} : undefined;
   const { results, loaded, blocked } = await runTests({
     ...suite,
+    coverage: hits,
     only: caseFilter(options),
     bail: options.bail,
     onCaseDone: (done, total) => progress(`${done}/${total} cases`),
@@ -90,13 +81,55 @@ export async function runTestCommand(
       }),
     );
   }
+  const covered = hits ? coverageMet(project, hits, options, output) : true;
+
   // The cases that could run ran; the test files that could not are the user's to fix, as usage errors.
   for (const { file, why } of blocked) output.stderr(`bass: ${file}: ${why}\n`);
   if (blocked.length) return 2;
-  // After --update the outputs match; a case still fails on its other expectations.
+  return covered && allPassed(results, options.update) ? 0 : 1;
+}
+
+/** The project and the test files the command line names; throws for a path that is not there or no test file. */
+async function openSuite(paths: readonly string[], options: TestCommandOptions) {
+  for (const path of paths) {
+    if (!existsSync(resolve(options.cwd, path)))
+      throw new BassError("FILE_NOT_FOUND", `no such file or folder: ${path}`);
+  }
+  const project = await openProject({
+    cwd: options.cwd,
+    env: options.env,
+    // Test files given without --project: their project is found from the first one upwards, as validate does.
+    projectDir: options.project ?? projectOfPath(paths[0], options.cwd),
+    cache: true,
+    engine: options.engine,
+  });
+  const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
+  if (files.length === 0)
+    throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
+  return { project, files };
+}
+
+/** The coverage report `--coverage` asked for, and whether it meets `--coverage-threshold`. */
+function coverageMet(
+  project: Project,
+  hits: CoverageHits,
+  options: TestCommandOptions,
+  output: Output,
+): boolean {
+  const asked = options.coverage ?? { dir: "coverage", threshold: undefined };
+  return reportCoverage(
+    project,
+    hits,
+    { ...asked, cwd: options.cwd, toStdout: options.reporter === "text" },
+    output,
+  );
+}
+
+/** Whether every case passed; after --update the outputs match, and a case fails on its other expectations only. */
+function allPassed(results: readonly CaseResult[], updated: boolean): boolean {
   const fixed = (result: CaseResult) =>
-    options.update && result.differences.every((difference) => difference.path.startsWith("expect.output"));
-  return results.every((result) => result.status === "passed" || fixed(result)) ? 0 : 1;
+    updated && result.differences.every((difference) => difference.path.startsWith("expect.output"));
+  return results.every((result) => result.status === "passed" || fixed(result));
 }
 
 /**

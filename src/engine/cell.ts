@@ -4,6 +4,7 @@ import { type CellRef, cellKey } from "../definition/cells.js";
 import type { Position, ValuePath } from "../definition/value-path.js";
 import { BassError, type BassErrorCode, errorMessage, runFailureCodes } from "../errors.js";
 import { unknownTask } from "../python/watchdog.js";
+import type { CoverageSite } from "./coverage.js";
 import { timedOut } from "./deadlines.js";
 import type { CellCall, CellRealm, Namespace } from "./realm.js";
 
@@ -23,6 +24,8 @@ export type PrepareCell = (code: string, namespaceNames: ReadonlySet<string>) =>
 /** A cell compiled once per definition and run many times. */
 export interface CompiledCell {
   label: string;
+  /** What definition coverage counts this cell as (set where the definition is compiled). */
+  site?: CoverageSite | undefined;
   /**
    * Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line.
    * A cell that awaits gives a promise, which settles the same way. Its call joins `calls`, the run's,

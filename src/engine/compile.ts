@@ -14,6 +14,7 @@ import {
 import { formatPath, type ValuePath } from "../definition/value-path.js";
 import { BassError } from "../errors.js";
 import { type CompiledCell, compileCell, type PrepareCell } from "./cell.js";
+import type { CoverageSite } from "./coverage.js";
 import { humanNames } from "./humanize.js";
 import type { MatchSegment } from "./paths.js";
 import { compilePythonCell } from "./python-cell.js";
@@ -28,6 +29,7 @@ export type CompiledPath = (
 
 export interface CompiledMask {
   label: string;
+  site: CoverageSite;
   /** Mask paths hold names, indexes and `[*]` only (validate's field-path rule). */
   field: MatchSegment[];
   applyToEach: MatchSegment[] | undefined;
@@ -38,6 +40,7 @@ export interface CompiledMask {
 export interface CompiledRule {
   /** The rule's `field` text: the label of its VALIDATION_FAILURE items. */
   label: string;
+  site: CoverageSite;
   message: string;
   field: CompiledCell;
   rule: CompiledCell;
@@ -51,6 +54,7 @@ export interface CompiledRule {
 export interface CompiledMapping {
   /** How errors name the mapping: `service_requests[0].field_mappings[2]`. */
   label: string;
+  site: CoverageSite;
   fieldText: string;
   field: CompiledPath;
   source: { literal: unknown } | { value: CompiledCell };
@@ -63,6 +67,7 @@ export interface CompiledMapping {
 
 export interface CompiledServiceRequest {
   formulaVariable: string;
+  site: CoverageSite;
   system: string;
   serviceName: string;
   callIf: CompiledCell | undefined;
@@ -91,6 +96,8 @@ export interface CompiledIntegration {
   namespaceNames: ReadonlySet<string>;
   /** The realm its cells run in, shared by the integrations of one loaded project. */
   realm: CellRealm;
+  /** Every place definition coverage counts, with its line in the file. */
+  sites: readonly CoverageSite[];
 }
 
 /** Items in `sequence` order (default 0), ties in file order, each with its index in the file. */
@@ -123,8 +130,20 @@ export function compileIntegration(
     locateInString: loaded.source.locateInString,
     realm,
   };
+  // Every place coverage counts, in the order of the file's keys as compiled.
+  const sites: CoverageSite[] = [];
+  const siteAt = (at: ValuePath, kind: CoverageSite["kind"], branch?: CoverageSite["branch"]) => {
+    const site: CoverageSite = { key: formatPath(at), line: loaded.source.locate(at).line, kind, branch };
+    sites.push(site);
+    return site;
+  };
   const cell = (path: ValuePath, code: Cell | undefined, offset?: number): CompiledCell | undefined => {
     if (typeof code !== "string" || code.trim() === "") return undefined;
+    const compiled = compileAnyCell(path, code, offset);
+    compiled.site = siteAt(path, "cell", branchOf(path));
+    return compiled;
+  };
+  const compileAnyCell = (path: ValuePath, code: string, offset?: number): CompiledCell => {
     const ref: CellRef = {
       path,
       label: formatPath(path),
@@ -162,6 +181,7 @@ export function compileIntegration(
     const label = String(rule.field ?? "");
     const compiled: CompiledRule = {
       label,
+      site: siteAt(at, "rule"),
       message: rule.message ?? `validation failed: ${label}`,
       field: requiredCell([...at, "field"], rule.field),
       rule: requiredCell([...at, "rule"], rule.rule),
@@ -177,6 +197,7 @@ export function compileIntegration(
     const at = ["masks", index] as const;
     const compiled: CompiledMask = {
       label: mask.field,
+      site: siteAt(at, "mask"),
       field: matchPath(path([...at, "field"], mask.field)),
       applyToEach: mask.apply_to_each
         ? matchPath(path([...at, "apply_to_each"], mask.apply_to_each))
@@ -207,6 +228,7 @@ export function compileIntegration(
         const valueCell = cell([...mappingAt, "value"], mapping.value);
         return {
           label: formatPath(mappingAt),
+          site: siteAt(mappingAt, "mapping"),
           fieldText: mapping.field,
           field: path([...mappingAt, "field"], mapping.field),
           source: valueCell ? { value: valueCell } : { literal: mapping.literal ?? null },
@@ -226,6 +248,7 @@ export function compileIntegration(
     );
     return {
       formulaVariable: request.formula_variable,
+      site: siteAt(at, "request"),
       system: request.system,
       serviceName: request.service_name ?? "n/a",
       callIf: cell([...at, "call_if"], request.call_if),
@@ -257,7 +280,16 @@ export function compileIntegration(
     humanNames: humanNames(definition),
     namespaceNames,
     realm,
+    sites,
   };
+}
+
+/** The branch a cell decides, by its key: a condition, a `call_for_each`'s items, a rule's verdict. */
+function branchOf(path: ValuePath): CoverageSite["branch"] {
+  const key = path.at(-1);
+  if (key === "include_if" || key === "call_if" || key === "apply_if") return "condition";
+  if (key === "call_for_each") return "each";
+  return key === "rule" ? "rule" : undefined;
 }
 
 /** A mask's path without bracket expressions, which validate does not let it have. */

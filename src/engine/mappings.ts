@@ -2,7 +2,7 @@ import { BassError } from "../errors.js";
 import { castValue } from "./cast.js";
 import type { CompiledMapping, CompiledPath, CompiledServiceRequest } from "./compile.js";
 import { type ResolvedSegment, writePath } from "./paths.js";
-import { callCell, type RunState, withBindings } from "./run-state.js";
+import { callCell, type RunState, reached, took, withBindings } from "./run-state.js";
 import { copyOf } from "./snapshot.js";
 import { toItems } from "./validation.js";
 
@@ -30,7 +30,8 @@ async function applyMapping(
   mapping: CompiledMapping,
   payload: Record<string, unknown>,
 ): Promise<void> {
-  if (mapping.includeIf && !(await callCell(state, mapping.includeIf))) return;
+  if (mapping.includeIf && !took(state, mapping.includeIf, await callCell(state, mapping.includeIf))) return;
+  reached(state, mapping.site);
   let value =
     "value" in mapping.source ? await callCell(state, mapping.source.value) : copyOf(mapping.source.literal);
   if (mapping.mapValue) value = mapping.mapValue(value);

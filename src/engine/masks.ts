@@ -4,7 +4,7 @@ import { setOwn } from "../objects.js";
 import { type CompiledCell, isThenable } from "./cell.js";
 import type { CompiledMask } from "./compile.js";
 import { findMatches } from "./paths.js";
-import { callCell, type RunState, withBindings } from "./run-state.js";
+import { callCell, type RunState, reached, took, withBindings } from "./run-state.js";
 import type { RunRecord } from "./types.js";
 
 /** What a mask puts in place of the value it hides (docs/reference.md#masks). */
@@ -39,12 +39,18 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
     : [{ item: target, index: null as number | null }];
   let count = 0;
   for (const { item, index } of scopes) {
-    const applies = mask.applyIf
-      ? withBindings(state, { mitem: state.integration.realm.adopt(item), midx: index }, () =>
-          decideNow(state, mask.applyIf as CompiledCell),
-        )
-      : true;
+    const applyIf = mask.applyIf;
+    const applies =
+      !applyIf ||
+      took(
+        state,
+        applyIf,
+        withBindings(state, { mitem: state.integration.realm.adopt(item), midx: index }, () =>
+          decideNow(state, applyIf),
+        ),
+      );
     if (!applies) continue;
+    reached(state, mask.site);
     for (const match of findMatches(item, mask.field)) {
       rememberMasked(state.maskedValues, match.value);
       (match.parent as Record<string | number, unknown>)[match.key] = maskText;

@@ -2,6 +2,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import type { CallintRunner } from "./callint.js";
 import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
+import type { CoverageRecorder, CoverageSite } from "./coverage.js";
 import type { CellCall } from "./realm.js";
 import type { RemoteCalls } from "./remote.js";
 import type { RunFiles } from "./run-files.js";
@@ -15,6 +16,8 @@ export type FailureKind = "validation" | "service" | "timeout" | "error";
 export interface RunState {
   id: string;
   integration: CompiledIntegration;
+  /** Where definition coverage is counted, when the run is part of `bass test --coverage`. */
+  coverage: CoverageRecorder | undefined;
   trigger: RunTrigger;
   rerunOf: string | undefined;
   /** The run that called this one with callint, and how deep in that chain it is (0: called from outside). */
@@ -120,9 +123,22 @@ export function addItem(state: RunState, item: NewItem): Item {
  * Runs a cell within the cell and run time limits and gives its value, awaited where the cell awaits or
  * its value is a promise; after a cell that called `end()`, throws (or rejects with) RunEnded.
  */
+/** A condition's verdict as a boolean, counted for coverage as the way its branch went. */
+export function took(state: RunState, cell: CompiledCell, verdict: unknown): boolean {
+  const yes = Boolean(verdict);
+  state.coverage?.took(state.integration.name, cell.site, yes);
+  return yes;
+}
+
+/** Counts for coverage that the run reached a service request, field mapping, rule or mask. */
+export function reached(state: RunState, site: CoverageSite): void {
+  state.coverage?.reached(state.integration.name, site);
+}
+
 export function callCell(state: RunState, cell: CompiledCell): unknown {
   const deadline = Math.min(performance.now() + state.cellTimeoutMs, state.runDeadline);
   state.cellDeadline = deadline;
+  state.coverage?.reached(state.integration.name, cell.site);
   const wasEnded = state.ended;
   let value: unknown;
   try {

@@ -3,6 +3,7 @@ import { BassError } from "../errors.js";
 import { setOwn } from "../objects.js";
 import type { CallintRunner } from "./callint.js";
 import type { CompiledIntegration } from "./compile.js";
+import type { CoverageRecorder } from "./coverage.js";
 import { enterFailure, failOnError } from "./failure.js";
 import { applyMasks, createScrubber, maskRecord } from "./masks.js";
 import { createNamespace } from "./namespace.js";
@@ -30,6 +31,8 @@ import type { VaultStore } from "./vault.js";
 export interface RunOptions {
   adapters: AdapterResolver;
   trigger: RunTrigger;
+  /** Counts what of the definition the run reaches (`bass test --coverage`). */
+  coverage?: CoverageRecorder | undefined;
   /** The run this one runs again, with trigger `rerun`. */
   rerunOf?: string | undefined;
   /** How `callint` runs another integration; absent, callint fails saying it cannot here. */
@@ -122,6 +125,7 @@ export function startIntegration(
   const state: RunState = {
     id: options.stopped?.runId ?? createRunId(),
     integration,
+    coverage: options.coverage,
     trigger: options.trigger,
     rerunOf: options.rerunOf,
     parentRun: options.parent?.runId,

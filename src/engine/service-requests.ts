@@ -12,7 +12,9 @@ import {
   type FailureKind,
   RunEnded,
   type RunState,
+  reached,
   runSignal,
+  took,
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
@@ -98,6 +100,7 @@ async function runCallForEach(
 ): Promise<CallFailure | undefined> {
   const fv = request.formulaVariable;
   const items = toItems(await callCell(state, callForEach), `${fv}.call_for_each`);
+  took(state, callForEach, items.length > 0);
   const slots: (CallSlot | null)[] = state.integration.realm.adopt([]);
   state.namespace[fv] = slots;
   for (const [sridx, sritem] of items.entries()) {
@@ -116,11 +119,10 @@ async function runCallIf(
   slots: Call["slots"],
   adapters: AdapterResolver,
 ): Promise<CallFailure | undefined> {
-  if (
-    request.callIf &&
-    !(await withBindings(state, bindings, () => callCell(state, request.callIf as never)))
-  )
+  const callIf = request.callIf;
+  if (callIf && !took(state, callIf, await withBindings(state, bindings, () => callCell(state, callIf))))
     return undefined;
+  reached(state, request.site);
   const failed = await runCall(createCall(state, request, bindings, slots), adapters);
   return failed && request.abortOnFailure ? failed : undefined;
 }

@@ -1,5 +1,5 @@
 import type { CompiledRule } from "./compile.js";
-import { addItem, callCell, callOptional, type RunState, withBindings } from "./run-state.js";
+import { addItem, callCell, callOptional, type RunState, reached, took, withBindings } from "./run-state.js";
 
 export interface RulesOutcome {
   /** A rule with `abort_on_failure` failed: the caller's step fails. */
@@ -36,9 +36,10 @@ export async function runValidationRules(
 
 /** One rule for one item: `apply_if`, the field, the rule, then its pass or fail hook. */
 async function runRule(state: RunState, rule: CompiledRule, vridx: number | null, outcome: RulesOutcome) {
-  if (rule.applyIf && !(await callCell(state, rule.applyIf))) return;
+  if (rule.applyIf && !took(state, rule.applyIf, await callCell(state, rule.applyIf))) return;
+  reached(state, rule.site);
   state.namespace._ = await callCell(state, rule.field);
-  if (await callCell(state, rule.rule)) {
+  if (took(state, rule.rule, await callCell(state, rule.rule))) {
     await callOptional(state, rule.passHook);
     return;
   }

@@ -7,6 +7,7 @@ import {
   type CallintRunner,
   startedAnswer,
 } from "../engine/callint.js";
+import type { CoverageRecorder } from "../engine/coverage.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
@@ -48,8 +49,11 @@ export function createCallintRunner(
     files,
     remote,
     python,
+    coverage,
   }: {
     adapters: AdapterResolver;
+    /** Where children count what of their definitions they reach, as their parent does. */
+    coverage?: CoverageRecorder | undefined;
     keep: KeepRecord;
     vaults?: VaultStore | undefined;
     files?: RunFileKeeper | undefined;
@@ -69,6 +73,7 @@ export function createCallintRunner(
     const child = startIntegration(integration, input, {
       ...project.limits,
       adapters,
+      coverage,
       vaults,
       files,
       trigger: "callint",

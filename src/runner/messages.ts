@@ -5,6 +5,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Env } from "../definition/load.js";
 import type { CallintRequest } from "../engine/callint.js";
+import type { CoverageHits } from "../engine/coverage.js";
 import type { CallSlot, CallTarget } from "../engine/service-requests.js";
 import type { OutputData, RunInput, RunRecord, RunTrigger } from "../engine/types.js";
 import type { AdapterChoice } from "../project/adapters.js";
@@ -50,6 +51,8 @@ export interface RunTask {
   returnRecord?: boolean | undefined;
   /** Texts to mask as the run masks its record (a test's expected values): they come back as `maskedTexts`. */
   maskTexts?: string[] | undefined;
+  /** Count what of its definitions the run and its callint children reach: they come back as `coverage`. */
+  coverage?: boolean | undefined;
   /** Where an async run says it started (its 202) before it ends, and a Python run makes its remote calls. */
   port?: MessagePort | undefined;
   /**
@@ -133,6 +136,8 @@ export interface RunTaskResult {
    * and a task that asked for its record (the caller masks what else it shows of the run).
    */
   maskedValues?: readonly string[] | undefined;
+  /** What of its definitions the run and its callint children reached, for a task that asked. */
+  coverage?: CoverageHits | undefined;
 }
 
 /** A callint request as it crosses threads: the parent's namespace as a value, not a function. */

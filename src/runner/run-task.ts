@@ -1,4 +1,5 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
+import { createCoverageRecorder } from "../engine/coverage.js";
 import type { RemoteCalls } from "../engine/remote.js";
 import { startIntegration } from "../engine/run.js";
 import type { RunFileKeeper } from "../engine/run-files.js";
@@ -89,8 +90,10 @@ export async function runTask(
     if (answered && later) later(child);
     else childRecords.push(child);
   };
+  const coverage = task.coverage ? createCoverageRecorder() : undefined;
   const children = createCallintRunner(project, {
     adapters: resolve,
+    coverage,
     keep: (record) => keepChild({ runId: record.id, line: recordLine(record, lines) }),
     vaults,
     files,
@@ -107,6 +110,7 @@ export async function runTask(
       : undefined;
   const run = startIntegration(project.compile(definition), task.input, {
     adapters: resolve,
+    coverage,
     trigger: task.trigger,
     rerunOf: task.rerunOf,
     ...project.limits,
@@ -151,6 +155,7 @@ export async function runTask(
     childRecords,
     accepted: run.accepted,
   });
+  if (coverage) answer.coverage = coverage.hits;
   return later ? { result: answer, children: children.settled() } : { result: answer };
 }
 

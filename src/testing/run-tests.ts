@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Env, LoadedDefinition } from "../definition/load.js";
 import type { CompiledIntegration } from "../engine/compile.js";
+import { addHits, type CoverageHits } from "../engine/coverage.js";
 import type { Item, RunInput, RunRecord } from "../engine/types.js";
 import type { VaultStore } from "../engine/vault.js";
 import { isBassError } from "../errors.js";
@@ -63,6 +64,8 @@ export interface RunTestsOptions {
   only?: ((file: string, name: string) => boolean) | undefined;
   /** Starts no case after the first one that fails (cases under way finish). */
   bail?: boolean | undefined;
+  /** Where the runs' definition coverage is added up (`--coverage`); none is counted without it. */
+  coverage?: CoverageHits | undefined;
 }
 
 export interface LoadedTests {
@@ -266,6 +269,7 @@ async function createCaseRunner(
         choice,
         returnRecord: true,
         maskTexts,
+        coverage: options.coverage !== undefined,
       };
       const result = await (runner ?? here).run(
         { ...task, mockcoreUrl: await mockcoreUrl },
@@ -274,6 +278,7 @@ async function createCaseRunner(
       );
       for (const child of result.childRecords ?? []) history.writeLine(child.runId, child.line);
       history.writeLine(result.runId, result.recordLine);
+      if (options.coverage && result.coverage) addHits(options.coverage, result.coverage);
       return { record: recordOf(result), maskedTexts: result.maskedTexts };
     },
     close: () => Promise.all([here.close(), runner?.close()]),

@@ -220,6 +220,11 @@ const examples: Record<string, HowItRuns> = {
   "npx bass test": { folder: "project", exit: 0 },
   "npx bass test tests/customers.create.test.yaml --update": { folder: "project", exit: 0 },
   "npx bass test --grep transfer --shard 1/2": { folder: "project", exit: 0 },
+  "npx bass test --coverage --coverage-threshold 80": {
+    folder: "project",
+    exit: 0,
+    writes: "coverage/lcov.info",
+  },
   "npx bass history --integration customers.create --status failure": {
     folder: "project",
     before: [projectRun],

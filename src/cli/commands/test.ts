@@ -1,9 +1,20 @@
 import { type Command, Option } from "commander";
 import { type TestReporter, testReporters } from "../choices.js";
-import { type CommandKit, type GlobalOptions, invokedAs, terminalProgress } from "../command-kit.js";
+import {
+  type CommandKit,
+  type GlobalOptions,
+  invokedAs,
+  parsePercent,
+  terminalProgress,
+} from "../command-kit.js";
 
 export const examples: Record<string, string[]> = {
-  test: ["test", "test tests/customers.create.test.yaml --update", "test --grep transfer --shard 1/2"],
+  test: [
+    "test",
+    "test tests/customers.create.test.yaml --update",
+    "test --grep transfer --shard 1/2",
+    "test --coverage --coverage-threshold 80",
+  ],
 };
 
 export function add(program: Command, { context, globals, outputFor }: CommandKit): void {
@@ -18,7 +29,18 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
       .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
       .option("--shard <i/n>", "run only the i-th of n stable parts of the suite (CI machines)")
       .option("--bail", "start no case after the first that fails", false)
-      .option("--watch", "run the suite again on every change to the project's files, until Ctrl-C", false),
+      .option("--watch", "run the suite again on every change to the project's files, until Ctrl-C", false)
+      .option(
+        "--coverage",
+        "report which cells, conditions, service requests, mappings, rules and masks the suite reached",
+        false,
+      )
+      .option("--coverage-dir <dir>", "where --coverage writes lcov.info and cobertura.xml", "coverage")
+      .option(
+        "--coverage-threshold <percent>",
+        "with --coverage: exit 1 when less than this share of the definitions' lines was reached",
+        parsePercent,
+      ),
   ).action(
     async (
       paths: string[],
@@ -30,6 +52,9 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
         shard?: string;
         bail: boolean;
         watch: boolean;
+        coverage: boolean;
+        coverageDir: string;
+        coverageThreshold?: number;
       },
     ) => {
       const { runTestCommand } = await import("../test.js");
@@ -50,6 +75,11 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
           env: context.env,
           progress,
           engine: context.engine,
+          // A threshold asks for coverage too.
+          coverage:
+            options.coverage || options.coverageThreshold !== undefined
+              ? { dir: options.coverageDir, threshold: options.coverageThreshold }
+              : undefined,
         },
         await outputFor(options),
       );
