@@ -17,7 +17,14 @@ import { markdownBlocks } from "./_markdown.js";
 
 // docs/tutorial.md has a test of its own (tutorial.test.ts), which runs its steps in order.
 // docs/architecture.md and bench/README.md hold no command blocks; a test below checks they stay so.
-const docs = ["README.md", "docs/behaviour.md", "docs/cli.md", "docs/ci.md", "docs/mockcore.md"];
+const docs = [
+  "README.md",
+  "docs/behaviour.md",
+  "docs/cli.md",
+  "docs/ci.md",
+  "docs/mockcore.md",
+  "docs/coverage.md",
+];
 
 /** A command of the docs, where it stands, and the output a console block shows under it. */
 interface DocExample {
@@ -225,6 +232,17 @@ const examples: Record<string, HowItRuns> = {
     exit: 0,
     writes: "coverage/lcov.info",
   },
+  "npx bass test --project samples --coverage": {
+    folder: "checkout",
+    exit: 0,
+    writes: "coverage/cobertura.xml",
+  },
+  "npx bass test --coverage --coverage-threshold 80 --reporter junit > bass-junit.xml": {
+    folder: "project",
+    exit: 0,
+    writes: "coverage/lcov.info",
+  },
+  "npx bass test --coverage": { folder: "project", exit: 0, writes: "coverage/lcov.info" },
   "npx bass history --integration customers.create --status failure": {
     folder: "project",
     before: [projectRun],
