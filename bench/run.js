@@ -3,6 +3,7 @@
 // is 0 on a MISS and 1 only when a measured command fails.
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { measureCoverage } from "./coverage.js";
 import { measureEngine } from "./engine.js";
 import { measureHistory } from "./history.js";
 import { printHeader, printRow } from "./lib.js";
@@ -27,6 +28,7 @@ const measurements = [
   measurePool,
   measurePage,
   measurePython,
+  measureCoverage,
   measureServe,
 ];
 
