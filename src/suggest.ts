@@ -18,11 +18,15 @@ const listedNames = 10;
  */
 export function suggestion(word: string, known: readonly string[], label = "known"): string {
   const guess = closest(word, known);
+  return `${guess ? `; did you mean ${JSON.stringify(guess)}?` : ""}${knownNames(known, label)}`;
+}
+
+/** `; label: "a", "b"` with the known names, the first ten sorted; nothing when there are none. */
+export function knownNames(known: readonly string[], label: string): string {
   const sorted = [...new Set(known)].sort();
   const listed = sorted.slice(0, listedNames).map((name) => JSON.stringify(name));
   const more = sorted.length > listedNames ? `, and ${sorted.length - listedNames} more` : "";
-  const names = listed.length ? `; ${label}: ${listed.join(", ")}${more}` : "";
-  return `${guess ? `; did you mean ${JSON.stringify(guess)}?` : ""}${names}`;
+  return listed.length ? `; ${label}: ${listed.join(", ")}${more}` : "";
 }
 
 function editDistance(a: string, b: string): number {

@@ -1,4 +1,4 @@
-import { suggestion } from "../suggest.js";
+import { closest, knownNames } from "../suggest.js";
 import type { Adapter, AdapterResponse } from "./adapter.js";
 
 /** One answer of a `--mock` file: what the adapter would have said. */
@@ -41,9 +41,15 @@ function answerOf(
   const answer = Array.isArray(entry) ? entry[sridx ?? 0] : (entry as MockAnswer | undefined);
   const which = Array.isArray(entry) ? `${formulaVariable}[${sridx ?? 0}]` : formulaVariable;
   if (answer) return { answer, which };
-  // A key of the file that is near the formula variable is most likely a typo of it.
-  const keys = entry === undefined ? suggestion(formulaVariable, Object.keys(answers), "it answers") : "";
-  throw new Error(`${source} has no answer for service request "${which}"${keys}`);
+  // A key of the file that is near the formula variable is most likely a typo in the file, not in the
+  // definition: the key is what to fix.
+  const keys = Object.keys(answers);
+  const typo = entry === undefined ? closest(formulaVariable, keys) : undefined;
+  const hint = typo
+    ? `; is its key ${JSON.stringify(typo)} meant to be ${JSON.stringify(formulaVariable)}?`
+    : "";
+  const known = entry === undefined ? knownNames(keys, "it answers") : "";
+  throw new Error(`${source} has no answer for service request "${which}"${hint}${known}`);
 }
 
 /** Checks the shape of a parsed mock file; says what is wrong, or undefined when it is usable. */

@@ -31,7 +31,18 @@ export async function runOpenApi(options: OpenApiCommandOptions, output: Output)
     auth: settings.auth,
   });
   const text = `${JSON.stringify(document, null, 2)}\n`;
-  if (options.out) await writeFileAtomic(resolve(options.cwd, options.out), text);
-  else output.stdout(text);
+  if (!options.out) {
+    output.stdout(text);
+    return 0;
+  }
+  await writeFileAtomic(resolve(options.cwd, options.out), text);
+  // A command that writes a file says so, as `bass init` and `history promote --out` do.
+  const operations = Object.values(document.paths).reduce(
+    (sum, item) => sum + Object.keys(item).filter((key) => key !== "parameters").length,
+    0,
+  );
+  output.stderr(
+    `wrote ${options.out} (${operations} operation${operations === 1 ? "" : "s"} of ${definitions.length} integration${definitions.length === 1 ? "" : "s"})\n`,
+  );
   return 0;
 }

@@ -143,7 +143,8 @@ describe("bass run", () => {
   it.each([
     [{}, "core", ""],
     [{ other: { success: true } }, "core", '; it answers: "other"'],
-    [{ cor: { success: true } }, "core", '; did you mean "cor"?; it answers: "cor"'],
+    // The typo is the file's: its key is what to fix.
+    [{ cor: { success: true } }, "core", '; is its key "cor" meant to be "core"?; it answers: "cor"'],
   ])(
     "fails the run when the mock file %j has no answer for the service request",
     async (answers, name, hint) => {

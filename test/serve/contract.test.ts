@@ -19,6 +19,8 @@ async function samplesWithDocument(): Promise<{ dir: string; document: string }>
   const document = join(dir, "openapi.json");
   const written = await runCli(["openapi", "--project", dir, "--out", document], { cwd: dir });
   expect(written.code, written.stderr).toBe(0);
+  // A command that writes a file says so.
+  expect(written.stderr).toBe(`wrote ${document} (6 operations of 6 integrations)\n`);
   return { dir, document };
 }
 
