@@ -52,12 +52,12 @@ export function runImportGlyue(file: string, options: ImportGlyueOptions, output
     `choose an empty folder (bass import glyue ${file} --out my-project)`,
   );
   for (const { path, text } of files) writeNewFile(target, path, text);
-  keepStateOutOfGit(target);
+  const written = files.length + keepStateOutOfGit(target);
 
   const where = relative(options.cwd, target) || ".";
   const systems = Object.keys(imported.project.value.systems ?? {}).length;
   output.stdout(
-    `imported ${count(imported.definitions.length, "integration")} and ${count(systems, "system")} from ${file} into ${where} (${count(files.length, "file")})\n`,
+    `imported ${count(imported.definitions.length, "integration")} and ${count(systems, "system")} from ${file} into ${where} (${count(written, "file")})\n`,
   );
   const { report } = imported;
   const reportPath = where === "." ? reportFile : `${where}/${reportFile}`;

@@ -43,9 +43,9 @@ export function runInit(dir: string | undefined, options: InitOptions, output: O
     "choose an empty folder (bass init my-project)",
   );
   for (const file of files) write(target, file);
-  keepStateOutOfGit(target);
+  const written = files.length + keepStateOutOfGit(target);
   const where = relative(options.cwd, target) || ".";
-  output.stdout(`made a bass project in ${where} (${files.length} files). Next:\n`);
+  output.stdout(`made a bass project in ${where} (${written} files). Next:\n`);
   const { steps: first, bass } = firstSteps(target, where, options.command);
   const steps = [
     ...first,

@@ -47,12 +47,16 @@ export function schemasFrom(target: string, path: string): string {
   return relative(folder, join(packageRoot, "schema")).split(sep).join(posix.sep);
 }
 
-/** A `.gitignore` with `.bass/` (bass's state: history, keys, the state key): made, or the line added. */
-export function keepStateOutOfGit(target: string): void {
+/**
+ * A `.gitignore` with `.bass/` (bass's state: history, keys, the state key): made, or the line added; the
+ * number of files that changed (0 or 1), for the count a command prints.
+ */
+export function keepStateOutOfGit(target: string): number {
   const path = join(target, ".gitignore");
   const present = existsSync(path) ? readFileSync(path, "utf8") : "";
-  if (/^\/?\.bass\/?$/m.test(present)) return;
+  if (/^\/?\.bass\/?$/m.test(present)) return 0;
   appendFileSync(path, `${present === "" || present.endsWith("\n") ? "" : "\n"}.bass/\n`);
+  return 1;
 }
 
 /**

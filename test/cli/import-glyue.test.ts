@@ -43,7 +43,7 @@ describe("bass import glyue", () => {
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe(
       [
-        "imported 3 integrations and 4 systems from export.json into project (5 files)",
+        "imported 3 integrations and 4 systems from export.json into project (6 files)",
         "not carried over (10 items, also in project/IMPORT-REPORT.md):",
         ...reportLines.map((line) => `  ${line}`),
         "Next:",
@@ -250,7 +250,8 @@ describe("bass import glyue", () => {
     const dir = createTempDir({ "export.json": fixture, ".gitignore": "node_modules/\n" });
     const result = await runCli(["import", "glyue", "export.json"], { cwd: dir });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("into . (5 files)");
+    // The .gitignore it added a line to counts among the files it wrote.
+    expect(result.stdout).toContain("into . (6 files)");
     expect(result.stdout).toContain("also in IMPORT-REPORT.md");
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe("node_modules/\n.bass/\n");
     expect(existsSync(join(dir, "integrations/customer_onboard.yaml"))).toBe(true);

@@ -11,7 +11,7 @@ describe("bass init", () => {
     // No project there has bass installed: the steps install this one first.
     expect(made.stdout).toBe(
       [
-        "made a bass project in shop (4 files). Next:",
+        "made a bass project in shop (5 files). Next:",
         "  cd shop",
         `  npm install --save-dev ${relative(join(parent, "shop"), repoRoot)}`,
         "  npx bass validate",
