@@ -105,9 +105,10 @@ export function renderRunList(records: readonly RunRecord[], paint: ChalkInstanc
     record.status,
     oneLine(record.started_at),
     formatDuration(record.duration_ms),
+    record.trigger,
     oneLine(record.labels.join(", ")),
   ]);
-  const heading = ["ID", "INTEGRATION", "STATUS", "STARTED", "DURATION", "LABELS"];
+  const heading = ["ID", "INTEGRATION", "STATUS", "STARTED", "DURATION", "TRIGGER", "LABELS"];
   const widths = heading.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
   );

@@ -46,10 +46,12 @@ describe("bass history", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const rows = result.stdout.trimEnd().split("\n");
-    expect(rows[0]).toMatch(/^ID +INTEGRATION +STATUS +STARTED +DURATION +LABELS$/);
+    expect(rows[0]).toMatch(/^ID +INTEGRATION +STATUS +STARTED +DURATION +TRIGGER +LABELS$/);
     expect(rows.slice(1).map((row) => row.split(/ +/).slice(0, 3))).toEqual(
       records.map((record) => [record.id, record.integration, record.status]),
     );
+    // Who started each run: bass run, a test, serve.
+    expect(rows.slice(1).map((row) => row.split(/ {2,}/)[5])).toEqual(records.map((record) => record.trigger));
   });
 
   it.each([

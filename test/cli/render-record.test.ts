@@ -125,9 +125,9 @@ describe("renderRunList", () => {
       duration_ms: null,
     };
     expect(renderRunList([running, { ...record, labels: [] }], plain)).toMatchInlineSnapshot(`
-      "ID                          INTEGRATION       STATUS   STARTED                   DURATION  LABELS
-      01KAJ4Q2T0XG5Z8B3N6C9D1E7G  customers.create  running  2026-01-02T03:04:05.000Z  -         vip, eu
-      01KAJ4Q2T0XG5Z8B3N6C9D1E7F  customers.create  failure  2026-01-02T03:04:05.000Z  1.2 s"
+      "ID                          INTEGRATION       STATUS   STARTED                   DURATION  TRIGGER  LABELS
+      01KAJ4Q2T0XG5Z8B3N6C9D1E7G  customers.create  running  2026-01-02T03:04:05.000Z  -         cli      vip, eu
+      01KAJ4Q2T0XG5Z8B3N6C9D1E7F  customers.create  failure  2026-01-02T03:04:05.000Z  1.2 s     cli"
     `);
   });
 
