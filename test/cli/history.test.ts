@@ -51,7 +51,9 @@ describe("bass history", () => {
       records.map((record) => [record.id, record.integration, record.status]),
     );
     // Who started each run: bass run, a test, serve.
-    expect(rows.slice(1).map((row) => row.split(/ {2,}/)[5])).toEqual(records.map((record) => record.trigger));
+    expect(rows.slice(1).map((row) => row.split(/ {2,}/)[5])).toEqual(
+      records.map((record) => record.trigger),
+    );
   });
 
   it.each([
