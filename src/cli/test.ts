@@ -30,6 +30,8 @@ export interface TestCommandOptions extends CaseSelection {
   progress?: ((text: string) => void) | undefined;
   /** The process's engine (see guardCellRejections); default: the project's own. */
   engine?: Engine | undefined;
+  /** `--pass-with-no-tests`: no test file is a pass (exit 0), not a usage error, while cases are being written. */
+  passWithNoTests?: boolean | undefined;
   /** `--coverage`: the folder its files go to; `--coverage-threshold`: the least share of lines. */
   coverage?: { dir: string; threshold: number | undefined } | undefined;
 }
@@ -41,6 +43,11 @@ export async function runTestCommand(
   output: Output,
 ): Promise<number> {
   const { project, files } = await openSuite(paths, options);
+  if (files.length === 0) {
+    // Jest's --passWithNoTests: a fresh import or init can go through CI before its cases exist.
+    output.stderr(`no *.test.yaml files in ${where(paths, project.dir)}: nothing to run, and that passes\n`);
+    return 0;
+  }
   output.stderr(formatBroken(brokenFiles(project.definitions, project.issues)));
   const started = performance.now();
   const suite = { cwd: options.cwd, env: options.env, project, files };
@@ -104,9 +111,17 @@ async function openSuite(paths: readonly string[], options: TestCommandOptions) 
     engine: options.engine,
   });
   const files = listTestFiles(paths.length ? paths.map((path) => resolve(options.cwd, path)) : [project.dir]);
-  if (files.length === 0)
-    throw new BassError("USAGE", `no *.test.yaml files in ${paths.length ? paths.join(", ") : project.dir}`);
+  if (files.length === 0 && !options.passWithNoTests)
+    throw new BassError(
+      "USAGE",
+      `no *.test.yaml files in ${where(paths, project.dir)} (--pass-with-no-tests passes without them)`,
+    );
   return { project, files };
+}
+
+/** Where the test files were looked for: the paths given, or the project's folder. */
+function where(paths: readonly string[], dir: string): string {
+  return paths.length ? paths.join(", ") : dir;
 }
 
 /** The coverage report `--coverage` asked for, and whether it meets `--coverage-threshold`. */

@@ -715,7 +715,7 @@ describe("bass test: usage errors (exit 2)", () => {
       "no test files in a folder",
       { "tests/readme.md": "none here" },
       ["tests"],
-      /^bass: no \*\.test\.yaml files in tests\n$/,
+      /^bass: no \*\.test\.yaml files in tests \(--pass-with-no-tests passes without them\)\n$/,
     ],
     [
       "a missing path",
@@ -792,5 +792,19 @@ describe("bass test: usage errors (exit 2)", () => {
     const result = await runCli(["test", "--reporter", "tap"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("tap");
+  });
+});
+
+describe("bass test with no test file", () => {
+  it("is a usage error (exit 2) that names --pass-with-no-tests, and a pass with it", async () => {
+    const dir = createTempDir({ "bass.config.yaml": defaultProjectFile });
+    const refused = await runCli(["test"], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /no \*\.test\.yaml files in .*\(--pass-with-no-tests passes without them\)/,
+    );
+    const passed = await runCli(["test", "--pass-with-no-tests"], { cwd: dir });
+    expect([passed.code, passed.stdout]).toEqual([0, ""]);
+    expect(passed.stderr).toMatch(/no \*\.test\.yaml files in .*: nothing to run, and that passes\n$/);
   });
 });

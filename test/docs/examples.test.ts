@@ -243,6 +243,12 @@ const examples: Record<string, HowItRuns> = {
     writes: "coverage/lcov.info",
   },
   "npx bass test --coverage": { folder: "project", exit: 0, writes: "coverage/lcov.info" },
+  // A fresh import has no cases yet.
+  "npx bass test --pass-with-no-tests": {
+    folder: "glyue",
+    before: ["npx bass import glyue export.json"],
+    exit: 0,
+  },
   "npx bass history --integration customers.create --status failure": {
     folder: "project",
     before: [projectRun],

@@ -29,6 +29,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
       .option("--grep <regex>", "run only the cases whose name (or file and name) matches")
       .option("--shard <i/n>", "run only the i-th of n stable parts of the suite (CI machines)")
       .option("--bail", "start no case after the first that fails", false)
+      .option("--pass-with-no-tests", "exit 0 when there is no *.test.yaml file, not 2", false)
       .option("--watch", "run the suite again on every change to the project's files, until Ctrl-C", false)
       .option(
         "--coverage",
@@ -51,6 +52,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
         grep?: string;
         shard?: string;
         bail: boolean;
+        passWithNoTests: boolean;
         watch: boolean;
         coverage: boolean;
         coverageDir: string;
@@ -70,6 +72,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
           grep: options.grep,
           shard: options.shard,
           bail: options.bail,
+          passWithNoTests: options.passWithNoTests,
           project: options.project,
           cwd: context.cwd,
           env: context.env,
