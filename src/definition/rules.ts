@@ -91,7 +91,7 @@ export const ruleHelp: Record<RuleId, { description: string; help: string }> = {
   },
   "cell-forbidden": {
     description:
-      "A code cell uses something cells do not have: `import`, `require`, `process`, `module` and the like.",
+      "A code cell uses something cells do not have: `import`, `require`, `process`, `module` and the like (errors), or one of Node's own globals such as `setTimeout` or `fetch` (a warning: it fails when it runs).",
     help: "Use the special functions cells are given instead, or move the work into an adapter module.",
   },
   "cell-code-from-string": {

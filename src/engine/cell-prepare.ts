@@ -1,8 +1,8 @@
 import type { Identifier, Node, Pattern } from "acorn";
 import { ancestor, simple } from "acorn-walk";
+import { cellGlobals } from "../definition/cell-globals.js";
 import { parseCell } from "../definition/cell-syntax.js";
 import type { PreparedCell } from "./cell.js";
-import { cellGlobals } from "./globals.js";
 
 /**
  * Parses a cell and rewrites it the way the engine runs it: free names read the namespace (`__ns`, or

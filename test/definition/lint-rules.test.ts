@@ -96,6 +96,13 @@ const cases: RuleCase[] = [
     at: [3, 14],
     passes: "name: a\nbefore_hook: |\n  const fs = 'require'\n",
   },
+  // One of Node's globals a cell does not have: a warning, since a guard (typeof) may keep it from running.
+  {
+    rule: "cell-forbidden",
+    trips: "name: a\nbefore_hook: |\n  setTimeout(() => {}, 10)\n",
+    at: [3, 3],
+    passes: "name: a\nbefore_hook: |\n  console.log(Math.max(1, 2), JSON.stringify({}))\n",
+  },
   {
     rule: "cell-code-from-string",
     trips: "name: a\nbefore_hook: keep.constructor.constructor('return 1')()\n",

@@ -1,5 +1,6 @@
 import type { Identifier, Literal, MemberExpression, Node, ObjectExpression, Program } from "acorn";
 import { simple } from "acorn-walk";
+import { cellGlobals } from "../cell-globals.js";
 import { parseCell } from "../cell-syntax.js";
 import { type CellRef, listCells, loopVariables, runVariableNames, specialFunctionNames } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
@@ -11,6 +12,15 @@ import type { Report } from "./report.js";
 /** Names a cell sees besides formula variables, kept names and loop variables (docs/reference.md#cells-namespace-and-special-functions). */
 const namespaceNames = new Set<string>([...runVariableNames, ...specialFunctionNames]);
 const forbiddenNames = new Set(["require", "process", "module", "exports", "__dirname", "__filename"]);
+/**
+ * Node's own globals that a cell does not have (setTimeout, fetch, Buffer…): a cell sees JavaScript's
+ * standard built-ins and its run's names, so a free reference to one of these fails when it runs.
+ */
+const hostGlobals = new Set(
+  Object.getOwnPropertyNames(globalThis).filter(
+    (name) => !cellGlobals.has(name) && !namespaceNames.has(name) && !forbiddenNames.has(name),
+  ),
+);
 const loopNames = new Set<string>(loopVariables);
 
 /** What the rules need of one cell's tree: the same for every cell with the same code. */
@@ -163,6 +173,13 @@ function reportSuspect(
       `${cell.label}: cells have no ${node.name} (no modules, process or file system)`,
       at(node),
     );
+  } else if (hostGlobals.has(node.name)) {
+    report(
+      "cell-forbidden",
+      `${cell.label}: cells have no ${node.name}: it is one of Node's globals, and a cell sees JavaScript's standard built-ins and its run's names; this fails when it runs`,
+      at(node),
+      { severity: "warning" },
+    );
   } else if (!cell.bindings.includes(node.name as never)) {
     const where = cell.bindings.length ? `; here only ${cell.bindings.join(", ")} are bound` : "";
     report("loop-variable-scope", `${cell.label}: ${node.name} is not bound in this cell${where}`, at(node));
@@ -252,7 +269,9 @@ function walkFacts(program: Program): CellFacts {
       (a, b) => a.start - b.start,
     ),
     suspects: references.filter(
-      (node) => isFree(node.name) && (forbiddenNames.has(node.name) || loopNames.has(node.name)),
+      (node) =>
+        isFree(node.name) &&
+        (forbiddenNames.has(node.name) || loopNames.has(node.name) || hostGlobals.has(node.name)),
     ),
     formulaVariables: members.flatMap((member) => {
       const name = formulaVariableOf(member);
