@@ -1,4 +1,4 @@
-import { relative, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import { BassError, isBassError } from "../errors.js";
 import { convertGlyueExport } from "../importers/glyue.js";
 import { readGlyueExport } from "../importers/glyue-export.js";
@@ -31,7 +31,8 @@ const reportFile = "IMPORT-REPORT.md";
  */
 export function runImportGlyue(file: string, options: ImportGlyueOptions, output: Output): number {
   const exported = readGlyueExport(readExport(resolve(options.cwd, file), file), file);
-  const imported = convertGlyueExport(exported, { source: file });
+  // The files name the export by its file name: a path as given (/home/ada/Downloads/…) is one machine's.
+  const imported = convertGlyueExport(exported, { source: basename(file) });
   const target = resolve(options.cwd, options.out ?? ".");
   assertNotAFile(
     target,
@@ -43,7 +44,7 @@ export function runImportGlyue(file: string, options: ImportGlyueOptions, output
       path: yaml.path,
       text: yamlText(target, yaml),
     })),
-    { path: reportFile, text: createReportMarkdown("bass import glyue", file, imported.report) },
+    { path: reportFile, text: createReportMarkdown("bass import glyue", basename(file), imported.report) },
   ];
   refuseTakenFiles(
     target,

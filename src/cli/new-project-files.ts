@@ -41,10 +41,17 @@ export function writeNewFile(target: string, path: string, text: string): void {
   writeFileSync(file, text, { flag: "wx" });
 }
 
-/** The folder of this bass's JSON Schemas as a file at `path` (relative to `target`) reaches it, with `/`. */
+/**
+ * The folder of bass's JSON Schemas as a file at `path` (relative to `target`) reaches it, with `/`: this bass's
+ * own in its checkout, else the one the project installs under `node_modules/bass`.
+ */
 export function schemasFrom(target: string, path: string): string {
   const folder = dirname(join(target, ...path.split("/")));
-  return relative(folder, join(packageRoot, "schema")).split(sep).join(posix.sep);
+  // A project outside bass's own folder finds the schemas where its install of bass puts them (the first
+  // steps install it): a path into wherever this bass runs from (npx's cache) would be one machine's.
+  const inside = !relative(packageRoot, target).startsWith("..");
+  const schemas = inside ? join(packageRoot, "schema") : join(target, "node_modules", "bass", "schema");
+  return relative(folder, schemas).split(sep).join(posix.sep);
 }
 
 /**

@@ -303,4 +303,23 @@ describe("bass import glyue", () => {
     expect(result.stderr).toMatch(message);
     expect(existsSync(join(dir, "bass.config.yaml"))).toBe(false);
   });
+
+  it("writes no path of this machine: the export by its file name, the schemas where the project installs bass", async () => {
+    const dir = createTempDir({ "export.json": fixture });
+    const result = await runCli(["import", "glyue", join(dir, "export.json"), "--out", "project"], {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const written = [...definitionFiles, "bass.config.yaml", "IMPORT-REPORT.md"].map((path) =>
+      readFileSync(join(dir, "project", path), "utf8"),
+    );
+    for (const text of written) {
+      expect(text).not.toContain(dir);
+      expect(text).not.toContain(repoRoot);
+    }
+    expect(written[0]).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/node_modules\/bass\/schema\/definition\.schema\.json$/m,
+    );
+    expect(written[0]).toContain("of export.json, imported by bass import glyue");
+  });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTempDir, repoRoot, runCli } from "../_helpers.js";
@@ -22,10 +22,14 @@ describe("bass init", () => {
     );
     const dir = join(parent, "shop");
     expect(readFileSync(join(dir, ".gitignore"), "utf8")).toBe(".bass/\n");
-    // The $schema comment resolves from each file's own folder to this bass's schemas.
+    // The $schema comment names the schemas where the install of the first steps puts them, never a path
+    // into wherever this bass runs from; once bass is installed there, it resolves.
     const first =
       readFileSync(join(dir, "integrations/customers.retrieve.yaml"), "utf8").split("\n", 1)[0] ?? "";
     const schema = /\$schema=(\S+)$/.exec(first)?.[1] ?? "";
+    expect(schema).toBe("../node_modules/bass/schema/definition.schema.json");
+    mkdirSync(join(dir, "node_modules"));
+    symlinkSync(repoRoot, join(dir, "node_modules", "bass"));
     expect(existsSync(resolve(dir, "integrations", schema))).toBe(true);
 
     expect((await runCli(["validate"], { cwd: dir })).code).toBe(0);
