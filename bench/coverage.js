@@ -1,11 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pairRatios, timeCommands } from "./lib.js";
+import { copySamples, pairRatios, timeCommands } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
-const samples = fileURLToPath(new URL("../samples", import.meta.url));
 
 /**
  * What definition coverage costs: `bass test` of the samples' suite (59 cases, in worker threads, against
@@ -15,11 +14,7 @@ const samples = fileURLToPath(new URL("../samples", import.meta.url));
 export async function measureCoverage({ runs = 7 } = {}) {
   const root = mkdtempSync(join(tmpdir(), "bass-bench-coverage-"));
   try {
-    const project = join(root, "samples");
-    cpSync(samples, project, {
-      recursive: true,
-      filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
-    });
+    const project = copySamples(root);
     const test = [process.execPath, bass, "test", "--project", project];
     const [plain, covered] = timeCommands([test, [...test, "--coverage"]], { runs, cwd: root });
     const ratio = pairRatios(covered, plain);

@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
+import { cpSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 
 /** The middle value of `values` (the mean of the two middle ones for an even count). */
 export function median(values) {
@@ -161,4 +164,16 @@ function printColumns(cells) {
 
 function formatMs(ms) {
   return `${ms < 10 ? ms.toFixed(3) : ms.toFixed(1)} ms`;
+}
+
+const samples = fileURLToPath(new URL("../samples", import.meta.url));
+
+/** A copy of the samples at `root/samples`, without the `.bass` a run in the checkout left: its path. */
+export function copySamples(root) {
+  const project = join(root, "samples");
+  cpSync(samples, project, {
+    recursive: true,
+    filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
+  });
+  return project;
 }

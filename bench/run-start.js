@@ -1,12 +1,11 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pairRatios, runCommand, startupEnvironments, timeCommands } from "./lib.js";
+import { copySamples, pairRatios, runCommand, startupEnvironments, timeCommands } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const bundleMain = fileURLToPath(new URL("../dist/cli-bundle/main.cjs", import.meta.url));
-const samples = fileURLToPath(new URL("../samples", import.meta.url));
 
 /**
  * `bass run` cold start: one run of the sample `customers.create` with its mock core answer, as a new
@@ -18,11 +17,7 @@ const samples = fileURLToPath(new URL("../samples", import.meta.url));
 export async function measureRunStart({ runs = 15 } = {}) {
   const root = mkdtempSync(join(tmpdir(), "bass-bench-run-"));
   try {
-    const project = join(root, "samples");
-    cpSync(samples, project, {
-      recursive: true,
-      filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
-    });
+    const project = copySamples(root);
     const run = [
       process.execPath,
       bass,

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import {
   closeSync,
-  cpSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -11,16 +10,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import autocannon from "autocannon";
-import { median } from "./lib.js";
+import { copySamples, median } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const baselines = fileURLToPath(new URL("./serve-baselines.js", import.meta.url));
-const samples = fileURLToPath(new URL("../samples", import.meta.url));
 
 /** The integration serve answers: one echo call with two field mappings and a hook that builds the answer. */
 const DEFINITION = `name: bench.serve
@@ -120,11 +118,7 @@ export async function measureServe({ rounds = 3, seconds = 3, warmupSeconds = 1 
       readFileSync(join(echoProject, "bass.config.yaml")),
     );
     writeFileSync(join(pythonProject, "integrations", "bench.serve.yaml"), PYTHON_DEFINITION);
-    const liveProject = join(root, "samples");
-    cpSync(samples, liveProject, {
-      recursive: true,
-      filter: (source) => !relative(samples, source).split(sep).includes(".bass"),
-    });
+    const liveProject = copySamples(root);
 
     const serve = (project) => [bass, "serve", "--project", project, "--host", "127.0.0.1", "--port", "0"];
     const [serveEcho, bare, { url: core }] = await start([
