@@ -21,4 +21,5 @@ export const everyCommand: readonly string[][] = [
   ["serve"],
   ["openapi"],
   ["mockcore"],
+  ["completion"],
 ];

@@ -8,6 +8,7 @@ import {
   invokedAs,
   type ProgramContext,
 } from "./command-kit.js";
+import * as completion from "./commands/completion.js";
 import * as history from "./commands/history.js";
 import * as importer from "./commands/import.js";
 import * as init from "./commands/init.js";
@@ -38,6 +39,7 @@ const commands: CommandFile[] = [
   test,
   history,
   mockcore,
+  completion,
 ];
 
 /** The examples of `bass --help` itself. */

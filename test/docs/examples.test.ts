@@ -65,6 +65,7 @@ interface HowItRuns {
 // long-running examples that use them listen on a free port instead. 4011, which no default or other
 // test uses, is run as written: docs/cli.md shows its start line, which names the port.
 const freePort = "3000, 4010 and 8080 may be taken on a shared machine: a free port";
+const home = "a test writes nothing into the home folder of whoever runs it";
 const samplesRun =
   "npx bass run customers.create --project samples --input samples/inputs/customers.create.json --mock samples/mocks/customers.create.yaml";
 const projectRun =
@@ -244,6 +245,25 @@ const examples: Record<string, HowItRuns> = {
   },
   "npx bass test --coverage": { folder: "project", exit: 0, writes: "coverage/lcov.info" },
   // A fresh import has no cases yet.
+  "npx bass completion --help": { folder: "empty", exit: 0 },
+  "npx bass completion bash > ~/.local/share/bash-completion/completions/bass": {
+    folder: "empty",
+    exit: 0,
+    instead: { command: "npx bass completion bash > bass.bash", why: home },
+    writes: "bass.bash",
+  },
+  "npx bass completion fish > ~/.config/fish/completions/bass.fish": {
+    folder: "empty",
+    exit: 0,
+    instead: { command: "npx bass completion fish > bass.fish", why: home },
+    writes: "bass.fish",
+  },
+  "npx bass completion zsh >> ~/.zshrc": {
+    folder: "empty",
+    exit: 0,
+    instead: { command: "npx bass completion zsh >> zshrc", why: home },
+    writes: "zshrc",
+  },
   "npx bass test --pass-with-no-tests": {
     folder: "glyue",
     before: ["npx bass import glyue export.json"],
