@@ -19,6 +19,8 @@ export interface GlobalOptions {
   project?: string;
   color: boolean;
   envFile?: string[];
+  /** `--quiet`: results and errors only. */
+  quiet?: boolean;
 }
 
 /** What a command's file is given to add itself: the process's context and what commands share. */
@@ -29,7 +31,7 @@ export interface CommandKit {
   /** The command with the options every command of a project takes. */
   globals(command: Command): Command;
   /** The output a command prints with, coloured as its options and NO_COLOR allow. */
-  outputFor(options: Pick<GlobalOptions, "color">): Promise<Output>;
+  outputFor(options: Pick<GlobalOptions, "color" | "quiet">): Promise<Output>;
 }
 
 /** A command's file: it adds the command to the program, and gives its help's examples by command name. */
@@ -97,9 +99,12 @@ export function textOrJson(): Option {
   return new Option("--format <format>", "output format (json: as --json)").choices(["text", "json"]);
 }
 
-/** Where a line for a person watching goes: the process's own stderr, when it is a terminal. */
-export function terminalProgress(context: ProgramContext): ((text: string) => void) | undefined {
-  return context.write === processWriters && process.stderr.isTTY
+/** Where a line for a person watching goes: the process's own stderr, when it is a terminal and not `--quiet`. */
+export function terminalProgress(
+  context: ProgramContext,
+  { quiet }: Pick<GlobalOptions, "quiet">,
+): ((text: string) => void) | undefined {
+  return context.write === processWriters && process.stderr.isTTY && !quiet
     ? (text: string) => void process.stderr.write(text)
     : undefined;
 }

@@ -20,6 +20,7 @@ import * as serve from "./commands/serve.js";
 import * as test from "./commands/test.js";
 import * as validate from "./commands/validate.js";
 import * as vault from "./commands/vault.js";
+import type { Writers } from "./output.js";
 
 /** The version of the installed package. */
 export const version: string = JSON.parse(
@@ -77,7 +78,8 @@ export function createProgram(context: ProgramContext): Command {
     // output.js loads chalk, whose colour detection costs more than the rest of `bass --version`.
     outputFor: async (options) => {
       const { createOutput } = await import("./output.js");
-      return createOutput({ color: options.color && !context.env.NO_COLOR, write: context.write });
+      const write = options.quiet ? quietWriters(context.write) : context.write;
+      return createOutput({ color: options.color && !context.env.NO_COLOR, write });
     },
   };
   for (const command of commands) command.add(program, kit);
@@ -122,7 +124,24 @@ function globals(command: Command): Command {
       collect,
       [],
     )
-    .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)");
+    .option("--no-color", "no colour, also when the terminal has it (NO_COLOR is honoured too)")
+    .option("--quiet", "print results and errors only: no warnings, progress or notes on stderr", false);
+}
+
+/** `--quiet`: stderr keeps bass's errors (`bass: …`) and drops its warnings, progress and notes. */
+function quietWriters(write: Writers): Writers {
+  const errorsOnly = (text: string) =>
+    text
+      .split(/(?<=\n)/)
+      .filter((line) => line.startsWith("bass: "))
+      .join("");
+  return {
+    ...write,
+    stderr: (text) => {
+      const kept = errorsOnly(text);
+      if (kept) write.stderr(kept);
+    },
+  };
 }
 
 /** An example's lines as a shell continues them: ` \` at the end, the next one indented. */

@@ -89,7 +89,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
       {
         json: asJson(options),
         verbose: options.verbose,
-        progress: terminalProgress(context),
+        progress: terminalProgress(context, options),
         project: options.project,
         cwd: context.cwd,
         env: context.env,

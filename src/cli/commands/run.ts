@@ -87,7 +87,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
           json,
           verbose: options.verbose,
           // On a terminal a line says what a slow call waits on.
-          progress: terminalProgress(context),
+          progress: terminalProgress(context, options),
           isolate,
           project,
           cwd: context.cwd,

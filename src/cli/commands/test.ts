@@ -61,7 +61,7 @@ export function add(program: Command, { context, globals, outputFor }: CommandKi
     ) => {
       const { runTestCommand } = await import("../test.js");
       // A progress line only where a person watches: the process's own terminal.
-      const progress = terminalProgress(context);
+      const progress = terminalProgress(context, options);
       const run = options.watch ? (await import("../test-watch.js")).watchTests : runTestCommand;
       context.exitCode = await run(
         paths,
