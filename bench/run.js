@@ -16,9 +16,11 @@ import { measureServe } from "./serve.js";
 import { measureStartup } from "./startup.js";
 import { measureTricks } from "./tricks.js";
 import { measureValidate } from "./validate.js";
+import { measurePythonValidate } from "./validate-python.js";
 
 const measurements = [
   measureValidate,
+  measurePythonValidate,
   measureStartup,
   measureRunStart,
   measureRealm,
