@@ -128,18 +128,15 @@ function globals(command: Command): Command {
     .option("--quiet", "print results and errors only: no warnings, progress or notes on stderr", false);
 }
 
-/** `--quiet`: stderr keeps bass's errors (`bass: …`) and drops its warnings, progress and notes. */
+/**
+ * `--quiet`: stderr keeps bass's errors and drops its warnings, progress and notes. An error is written
+ * whole, in one call that starts `bass: `, so its further lines (a finding's place, a list) stay with it.
+ */
 function quietWriters(write: Writers): Writers {
-  const errorsOnly = (text: string) =>
-    text
-      .split(/(?<=\n)/)
-      .filter((line) => line.startsWith("bass: "))
-      .join("");
   return {
     ...write,
     stderr: (text) => {
-      const kept = errorsOnly(text);
-      if (kept) write.stderr(kept);
+      if (text.startsWith("bass: ")) write.stderr(text);
     },
   };
 }

@@ -17,6 +17,13 @@ describe("--quiet", () => {
     // validate's findings are its result: they stay.
     const validated = await runCli(["validate", "--quiet"], { cwd: dir });
     expect(validated.stdout).toContain("cells have no setTimeout");
+    // A test file that cannot be used is an error: it stays whole, its findings under it.
+    writeFileSync(join(dir, "tests", "broken.test.yaml"), "integration: customers.create\ncases: 3\n");
+    const tested = await runCli(["test", "tests/broken.test.yaml", "--quiet"], { cwd: dir });
+    expect(tested.code).toBe(2);
+    expect(tested.stderr).toMatch(
+      /^bass: tests\/broken\.test\.yaml: it cannot be used until these are fixed:\n {2}\S/,
+    );
     // An error still says what went wrong.
     const failed = await runCli(["run", "nope", "--quiet"], { cwd: dir });
     expect(failed.code).toBe(2);
