@@ -15,53 +15,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import autocannon from "autocannon";
+import { DEFINITION, PYTHON_DEFINITION } from "./definitions.js";
 import { copySamples, median } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 const baselines = fileURLToPath(new URL("./serve-baselines.js", import.meta.url));
-
-/** The integration serve answers: one echo call with two field mappings and a hook that builds the answer. */
-const DEFINITION = `name: bench.serve
-description: The serve bench integration
-endpoints:
-  - method: POST
-    path: /bench/people
-service_requests:
-  - formula_variable: person
-    system: echo
-    service_name: create-person
-    field_mappings:
-      - field: firstName
-        value: input.payload.first_name.trim()
-      - field: email
-        value: input.payload.email
-on_success_hook: |
-  const created = person.response.payload
-  output.status = 201
-  output.payload = { first_name: created.firstName, email: created.email }
-`;
-
-/** DEFINITION with Python cells, as an integration imported from the platform has them. */
-const PYTHON_DEFINITION = `name: bench.serve
-description: The serve bench integration, in Python
-language: python
-endpoints:
-  - method: POST
-    path: /bench/people
-service_requests:
-  - formula_variable: person
-    system: echo
-    service_name: create-person
-    field_mappings:
-      - field: firstName
-        value: input.payload.first_name.strip()
-      - field: email
-        value: input.payload.email
-on_success_hook: |
-  created = person.response.payload
-  output.status = 201
-  output.payload = {"first_name": created.firstName, "email": created.email}
-`;
 
 const ECHO_REQUEST = {
   path: "/bench/people",

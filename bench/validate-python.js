@@ -2,40 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFINITION, PYTHON_DEFINITION } from "./definitions.js";
 import { pairRatios, runCommand, timeCommands } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 
-/** One integration (two field mappings, a hook) in each language, as an editor's save validates it. */
-const definitions = {
-  javascript: `name: people.create
-service_requests:
-  - formula_variable: person
-    system: echo
-    field_mappings:
-      - field: firstName
-        value: input.payload.first_name.trim()
-      - field: email
-        value: input.payload.email
-on_success_hook: |
-  output.status = 201
-  output.payload = { first_name: person.response.payload.firstName }
-`,
-  python: `name: people.create
-language: python
-service_requests:
-  - formula_variable: person
-    system: echo
-    field_mappings:
-      - field: firstName
-        value: input.payload.first_name.strip()
-      - field: email
-        value: input.payload.email
-on_success_hook: |
-  output.status = 201
-  output.payload = {"first_name": person.response.payload.firstName}
-`,
-};
+/** The serve bench's integration (two field mappings, a hook) in each language, as an editor's save validates it. */
+const definitions = { javascript: DEFINITION, python: PYTHON_DEFINITION };
 
 /**
  * `bass validate` of a project whose one definition has Python cells, against the same project in
@@ -50,7 +23,7 @@ export async function measurePythonValidate({ runs = 5 } = {}) {
         const dir = join(root, language);
         mkdirSync(join(dir, "integrations"), { recursive: true });
         writeFileSync(join(dir, "bass.config.yaml"), "systems:\n  echo:\n    adapter: echo\n");
-        writeFileSync(join(dir, "integrations", "people.create.yaml"), text);
+        writeFileSync(join(dir, "integrations", "bench.serve.yaml"), text);
         return [language, dir];
       }),
     );
