@@ -901,6 +901,13 @@ class _KeyPaths(_ast.NodeTransformer):
         chain[len(keys)].value = path
         return node
 
+    def visit_match_case(self, node):
+        # A pattern's `Color.RED` names a value to compare with; a call in its place does not compile.
+        if node.guard is not None:
+            node.guard = self.visit(node.guard)
+        node.body = [self.visit(statement) for statement in node.body]
+        return node
+
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
         target = node.targets[0]

@@ -89,6 +89,21 @@ service_requests:
     });
   });
 
+  it("runs a match statement whose value pattern names the run's data", async () => {
+    const hook = [
+      "shape = {'kind': input.payload.kind, 'x': 1, 'y': 2}",
+      "match shape:",
+      "    case {'kind': input.payload.wanted, **others} if input.payload.strict:",
+      "        found = sorted(others)",
+      "    case _:",
+      "        found = None",
+      "output.payload = {'found': found}",
+    ].join("\n");
+    const payload = { strict: true, kind: "point", wanted: "point" };
+    expect(await outputOf(hook, payload)).toEqual({ found: ["x", "y"] });
+    expect(await outputOf(hook, { ...payload, wanted: "line" })).toEqual({ found: null });
+  });
+
   it("writes through a Flex to the run's data: append, item and attribute assignment", async () => {
     expect(
       await outputOf(
