@@ -1,0 +1,424 @@
+import { NotSure } from "./not-sure.js";
+
+export type TokenType =
+  | "name"
+  | "keyword"
+  | "number"
+  | "string"
+  | "op"
+  | "newline"
+  | "indent"
+  | "dedent"
+  | "end";
+
+export interface Token {
+  type: TokenType;
+  text: string;
+  /** Offset of the token's first character in the cell's code. */
+  start: number;
+  string?: StringLiteral;
+}
+
+/** What the parser needs of one string literal. */
+export interface StringLiteral {
+  bytes: boolean;
+  /** A plain string's value, escapes decoded; undefined for bytes and f-strings. */
+  value?: string;
+  /** An f-string's replacement fields, each its expression's tokens up to an `end` token. */
+  fields?: Token[][];
+}
+
+const keywords: ReadonlySet<string> = new Set(
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(
+    " ",
+  ),
+);
+const operators = [
+  ["**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=", "==", "!="],
+  ["+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="],
+];
+const twoOrThree: ReadonlySet<string> = new Set(operators.flat());
+const single: ReadonlySet<string> = new Set("+-*/%@&|^~<>()[]{},:;.=");
+const closers: Readonly<Record<string, string>> = { "(": ")", "[": "]", "{": "}" };
+const name = /[A-Za-z_][A-Za-z0-9_]*/y;
+const number =
+  /0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:(?:[0-9](?:_?[0-9])*)?\.[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*\.?)(?:[eE][+-]?[0-9](?:_?[0-9])*)?[jJ]?/y;
+// A decimal integer with a leading zero and another digit after it (0777): Python 3 has no such literal.
+const octalLike = /^0[0-9_]*[1-9][0-9_]*$/;
+const stringPrefix = /^(?:[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/;
+// The characters that end a name or a number: one right after either is a mistake or a Unicode name.
+const wordLike = /[A-Za-z0-9_\u0080-\uffff]/;
+// Bracket nesting kept well below CPython's limits, where its own messages would differ.
+const maxNesting = 60;
+// Operators, brackets and trailers on one logical line: each may nest CPython's tree one level deeper, and
+// its compiler gives up (RecursionError) a few hundred levels down.
+const maxDepth = 200;
+const deepening: ReadonlySet<string> = new Set(
+  "+ - * / // % @ ** << >> & | ^ ~ . ( [ { not if lambda".split(" "),
+);
+// CPython refuses decimal integers longer than this (sys.int_info.default_max_str_digits).
+const maxDigits = 4300;
+
+/**
+ * The tokens of a cell's code as CPython's tokenizer makes them (NEWLINE, INDENT, DEDENT included), or
+ * NotSure for anything it would reject or that this tokenizer leaves to CPython: tabs in indentation,
+ * non-ASCII names, t-strings, `\N{…}` escapes.
+ */
+export function tokenize(source: string): Token[] {
+  // Lone surrogates are text CPython cannot take in at all.
+  if (/[\0\r\f\v]|[\uD800-\uDFFF]/u.test(source)) throw new NotSure();
+  const lexer = new Lexer(source);
+  lexer.lines();
+  return lexer.tokens;
+}
+
+class Lexer {
+  readonly tokens: Token[] = [];
+  pos = 0;
+  /** Tokens on the logical line so far that may nest CPython's tree, f-strings' fields included. */
+  depth = 0;
+  private readonly indents = [0];
+  private readonly open: string[] = [];
+
+  constructor(
+    readonly source: string,
+    /** Set for an f-string's replacement field: whether the string is triple-quoted. */
+    private readonly field?: { triple: boolean },
+  ) {}
+
+  lines(): void {
+    const { source } = this;
+    while (this.pos < source.length) {
+      const start = this.pos;
+      while (source[this.pos] === " ") this.pos++;
+      const c = source[this.pos];
+      if (c === "\t") throw new NotSure();
+      if (c === "\n") this.pos++;
+      else if (c === "#") this.skipComment(start);
+      else if (c !== undefined) {
+        this.indentTo(this.pos - start, start);
+        this.logicalLine();
+      }
+    }
+    while (this.indents.length > 1) {
+      this.indents.pop();
+      this.push("dedent", "", this.pos);
+    }
+    this.push("end", "", this.pos);
+  }
+
+  /** A field's tokens, from just after its `{` to the `}`, `!`, `:` or `=` that ends its expression. */
+  fieldTokens(): Token[] {
+    for (;;) {
+      this.skipSpace();
+      const c = this.source[this.pos];
+      if (c === undefined) throw new NotSure();
+      if (this.open.length === 0 && this.endsField(c)) break;
+      this.token();
+    }
+    this.push("end", "", this.pos);
+    return this.tokens;
+  }
+
+  private endsField(c: string): boolean {
+    const next = this.source[this.pos + 1];
+    return c === "}" || c === ":" || (c === "!" && next !== "=") || (c === "=" && next !== "=");
+  }
+
+  private skipComment(lineStart: number): void {
+    // An encoding declaration means something to CPython that a string of code cannot show here.
+    if (this.tokens.length === 0 && /coding[:=]/.test(this.lineAt(lineStart))) throw new NotSure();
+    const end = this.source.indexOf("\n", this.pos);
+    this.pos = end === -1 ? this.source.length : end;
+  }
+
+  private lineAt(start: number): string {
+    const end = this.source.indexOf("\n", start);
+    return this.source.slice(start, end === -1 ? undefined : end);
+  }
+
+  private indentTo(width: number, at: number): void {
+    const current = this.indents[this.indents.length - 1] as number;
+    if (width > current) {
+      this.indents.push(width);
+      this.push("indent", "", at);
+      return;
+    }
+    while (width < (this.indents[this.indents.length - 1] as number)) {
+      this.indents.pop();
+      this.push("dedent", "", at);
+    }
+    if (width !== this.indents[this.indents.length - 1]) throw new NotSure();
+  }
+
+  /** The tokens of one logical line, through its NEWLINE: lines join inside brackets and after a `\`. */
+  private logicalLine(): void {
+    this.depth = 0;
+    const first = this.tokens.length;
+    for (;;) {
+      this.skipSpace();
+      const c = this.source[this.pos];
+      if (c === undefined || c === "\n") {
+        if (this.endsLine(c)) return;
+      } else if (c === "#") this.skipComment(this.pos);
+      else if (c === "\\") this.continueLine(this.tokens.length === first);
+      else this.token();
+    }
+  }
+
+  /** At a line break or the end of the code: a NEWLINE outside brackets; inside them, the line goes on. */
+  private endsLine(c: string | undefined): boolean {
+    if (c === undefined && this.open.length > 0) throw new NotSure();
+    if (c === "\n") this.pos++;
+    if (this.open.length > 0) return false;
+    this.push("newline", "", c === undefined ? this.pos : this.pos - 1);
+    return true;
+  }
+
+  private skipSpace(): void {
+    const { source } = this;
+    for (;;) {
+      const c = source[this.pos];
+      if (c === " " || c === "\t") this.pos++;
+      else if (c === "\n" && this.field?.triple) this.pos++;
+      else if (c === "\n" || c === "#") {
+        // A comment or a line break inside a field: left to CPython.
+        if (this.field) throw new NotSure();
+        return;
+      } else return;
+    }
+  }
+
+  /** A `\` that joins the next line to this one; `first` where the line has no token before it. */
+  private continueLine(first: boolean): void {
+    const { source } = this;
+    // Before a line's first token, CPython reads the next line's spaces as its indentation.
+    if (source[this.pos + 1] !== "\n" || this.field || first) throw new NotSure();
+    this.pos += 2;
+    // A blank or comment line after a `\` is a case CPython words its own way.
+    const rest = /[ \t]*(?:#|\n|$)/y;
+    rest.lastIndex = this.pos;
+    if (rest.test(source)) throw new NotSure();
+  }
+
+  private token(): void {
+    const c = this.source[this.pos] as string;
+    if (/[A-Za-z_]/.test(c)) this.word();
+    else if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(this.source[this.pos + 1] ?? ""))) this.number();
+    else if (c === '"' || c === "'") this.string(this.pos, "");
+    else this.operator();
+  }
+
+  private word(): void {
+    const start = this.pos;
+    const text = this.match(name);
+    const next = this.source[this.pos] ?? "";
+    if ((next === '"' || next === "'") && stringPrefix.test(text)) this.string(start, text);
+    else if (wordLike.test(next)) throw new NotSure();
+    else {
+      if (deepening.has(text) && ++this.depth > maxDepth) throw new NotSure();
+      this.push(keywords.has(text) ? "keyword" : "name", text, start);
+    }
+  }
+
+  private number(): void {
+    const start = this.pos;
+    const text = this.match(number);
+    if (octalLike.test(text) || wordLike.test(this.source[this.pos] ?? "")) throw new NotSure();
+    if (text.length > maxDigits && /^[0-9_]+$/.test(text)) throw new NotSure();
+    this.push("number", text, start);
+  }
+
+  private match(pattern: RegExp): string {
+    pattern.lastIndex = this.pos;
+    const found = pattern.exec(this.source);
+    if (!found) throw new NotSure();
+    this.pos = pattern.lastIndex;
+    return found[0];
+  }
+
+  private operator(): void {
+    const { source, pos } = this;
+    const three = source.slice(pos, pos + 3);
+    const two = source.slice(pos, pos + 2);
+    const text = twoOrThree.has(three) ? three : twoOrThree.has(two) ? two : source[pos];
+    if (text === undefined || !(twoOrThree.has(text) || single.has(text))) throw new NotSure();
+    this.bracket(text);
+    if (deepening.has(text) && ++this.depth > maxDepth) throw new NotSure();
+    this.pos += text.length;
+    this.push("op", text, pos);
+  }
+
+  private bracket(text: string): void {
+    const closer = closers[text];
+    if (closer) {
+      if (this.open.push(closer) > maxNesting) throw new NotSure();
+    } else if (text === ")" || text === "]" || text === "}") {
+      if (this.open.pop() !== text) throw new NotSure();
+    }
+  }
+
+  private string(start: number, prefix: string): void {
+    const lower = prefix.toLowerCase();
+    const quote = this.source[this.pos] as string;
+    const triple = this.source.startsWith(quote.repeat(3), this.pos);
+    const delimiter = triple ? quote.repeat(3) : quote;
+    this.pos += delimiter.length;
+    const literal = lower.includes("f")
+      ? this.formatted(delimiter, lower.includes("r"))
+      : this.plain(delimiter, lower.includes("r"), lower.includes("b"));
+    this.tokens.push({ type: "string", text: this.source.slice(start, this.pos), start, string: literal });
+  }
+
+  private plain(delimiter: string, raw: boolean, bytes: boolean): StringLiteral {
+    const content = this.content(delimiter);
+    if (bytes) {
+      // Bytes hold ASCII only; their escapes are checked, their value is not needed.
+      if (/[^\0-\x7f]/.test(content)) throw new NotSure();
+      if (!raw) decodeEscapes(content, true);
+      return { bytes: true };
+    }
+    return { bytes: false, value: raw ? content : decodeEscapes(content, false) };
+  }
+
+  /** A plain string's content, up to its closing quotes, which it steps over. */
+  private content(delimiter: string): string {
+    const { source } = this;
+    const from = this.pos;
+    for (;;) {
+      const c = source[this.pos];
+      if (c === undefined || (c === "\n" && delimiter.length === 1)) throw new NotSure();
+      if (c === "\\") this.pos += 2;
+      else if (source.startsWith(delimiter, this.pos)) break;
+      else this.pos++;
+    }
+    this.pos += delimiter.length;
+    return source.slice(from, this.pos - delimiter.length);
+  }
+
+  private formatted(delimiter: string, raw: boolean): StringLiteral {
+    const { source } = this;
+    const fields: Token[][] = [];
+    for (;;) {
+      const c = source[this.pos];
+      if (c === undefined || (c === "\n" && delimiter.length === 1)) throw new NotSure();
+      if (source.startsWith(delimiter, this.pos)) break;
+      if (c === "\\") this.formattedEscape(raw);
+      else if (c === "{" || c === "}") this.brace(c, fields, delimiter.length === 3);
+      else this.pos++;
+    }
+    this.pos += delimiter.length;
+    return { bytes: false, fields };
+  }
+
+  private formattedEscape(raw: boolean): void {
+    const escaped = this.source[this.pos + 1] ?? "";
+    // `\{`, `\}` and `\N{…}` read differently in f-strings; a raw one keeps its backslash as it is.
+    if (escaped === "{" || escaped === "}" || (!raw && escaped === "N")) throw new NotSure();
+    if (raw) {
+      this.pos += 2;
+      return;
+    }
+    oneEscape.lastIndex = this.pos;
+    const [written] = oneEscape.exec(this.source) as RegExpExecArray;
+    decodeEscapes(written, false);
+    this.pos += written.length;
+  }
+
+  private brace(c: string, fields: Token[][], triple: boolean): void {
+    if (this.source[this.pos + 1] === c) {
+      this.pos += 2;
+      return;
+    }
+    if (c === "}") throw new NotSure();
+    this.pos = this.replacementField(this.pos + 1, fields, triple, false);
+  }
+
+  /** One `{…}` of an f-string from just after its `{`; returns the offset after its `}`. */
+  private replacementField(from: number, fields: Token[][], triple: boolean, nested: boolean): number {
+    const { source } = this;
+    const lexer = new Lexer(source, { triple });
+    lexer.pos = from;
+    const tokens = lexer.fieldTokens();
+    if (tokens.length === 1) throw new NotSure();
+    this.depth += lexer.depth + 1;
+    if (this.depth > maxDepth) throw new NotSure();
+    fields.push(tokens);
+    let pos = lexer.pos;
+    // `{x=}` and `{x = }` write the expression's text before its value.
+    if (source[pos] === "=") pos = source[pos + 1] === " " ? this.spacesBefore("}", pos + 1) : pos + 1;
+    if (source[pos] === "!") {
+      if (!/^[rsa][:}]/.test(source.slice(pos + 1, pos + 3))) throw new NotSure();
+      pos += 2;
+    }
+    if (source[pos] === ":") pos = this.formatSpec(pos + 1, fields, triple, nested);
+    if (source[pos] !== "}") throw new NotSure();
+    return pos + 1;
+  }
+
+  private spacesBefore(end: string, from: number): number {
+    let pos = from;
+    while (this.source[pos] === " ") pos++;
+    if (this.source[pos] !== end) throw new NotSure();
+    return pos;
+  }
+
+  /** A format spec: text with fields of its own, one level deep; returns the offset of its `}`. */
+  private formatSpec(from: number, fields: Token[][], triple: boolean, nested: boolean): number {
+    const { source } = this;
+    let pos = from;
+    for (;;) {
+      const c = source[pos];
+      if (c === undefined || c === "\\" || c === "\n" || c === '"' || c === "'") throw new NotSure();
+      if (c === "}") return pos;
+      if (c === "{") {
+        if (nested || source[pos + 1] === "{") throw new NotSure();
+        pos = this.replacementField(pos + 1, fields, triple, true);
+      } else pos++;
+    }
+  }
+
+  private push(type: TokenType, text: string, start: number): void {
+    this.tokens.push({ type, text, start });
+  }
+}
+
+const escapeBody = String.raw`\\(\n|[\\'"abfnrtv]|[0-7]{1,3}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[^])`;
+const escapes = new RegExp(escapeBody, "g");
+const oneEscape = new RegExp(escapeBody, "y");
+const simpleEscapes: Readonly<Record<string, string>> = {
+  "\n": "",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
+
+/**
+ * A string's content with its escapes decoded as CPython decodes them; NotSure for an escape it rejects
+ * (a short `\x`, `\u`, `\U`) or one left to it (`\N{…}`). Unknown escapes stay as written, as in Python.
+ */
+function decodeEscapes(content: string, bytes: boolean): string {
+  if (!content.includes("\\")) return content;
+  return content.replace(escapes, (whole, body: string) => {
+    const simple = simpleEscapes[body];
+    if (simple !== undefined) return simple;
+    const kind = body[0] as string;
+    if (/[0-7]/.test(kind)) return String.fromCodePoint(Number.parseInt(body, 8));
+    if (bytes && (kind === "u" || kind === "U" || kind === "N")) return whole;
+    if (body.length > 1) return codePoint(Number.parseInt(body.slice(1), 16));
+    if (kind === "x" || kind === "u" || kind === "U" || kind === "N") throw new NotSure();
+    return whole;
+  });
+}
+
+function codePoint(value: number): string {
+  if (value > 0x10ffff) throw new NotSure();
+  return String.fromCodePoint(value);
+}
