@@ -1286,13 +1286,29 @@ def _line_of(trace, filename):
     return line
 
 
+def _as_compiled(code):
+    """A cell's tree as Cell compiles it (a one-line cell without the blanks around it), at the cell's own
+    lines and columns."""
+    text = code.strip()
+    if "\n" in text or not code[:1].isspace():
+        return _ast.parse(code)
+    tree = _ast.parse(text)
+    leading = code[: code.index(text)]
+    indent = len(leading[leading.rfind("\n") + 1 :].encode())
+    for node in _ast.walk(tree):
+        if hasattr(node, "col_offset"):
+            node.col_offset += indent
+            node.end_col_offset += indent
+    return _ast.increment_lineno(tree, leading.count("\n"))
+
+
 def cell_facts(code):
     """What lint needs of a cell that compiles: its free names, `x.request`/`x.response` reads,
     map_value's literal set names and the names keep() keeps; positions are 1-based line and column."""
     import ast
     import builtins
 
-    tree = ast.parse(code)
+    tree = _as_compiled(code)
     assigned = _bound_names(tree)
     known = assigned | set(dir(builtins))
     free = []

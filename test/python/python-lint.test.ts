@@ -72,6 +72,17 @@ on_success_hook: |
     );
   });
 
+  it("reads a one-line cell with blanks around it as it runs: an expression, at its own column", () => {
+    expect(findings('name: py\nlanguage: python\nbefore_hook: "  sritem.id "\n')).toEqual([
+      {
+        line: 3,
+        column: 17,
+        rule: "loop-variable-scope",
+        message: "before_hook: sritem is not bound in this cell",
+      },
+    ]);
+  });
+
   it("says nothing of names a cell sets, imports or gets as a parameter", () => {
     const definition =
       "name: py\nlanguage: python\nbefore_hook: |\n  import uuid\n  def f(sritem):\n      return sritem\n  crm = {'request': 1}\n  retvalue = [f(x) for x in range(3)], uuid.uuid4(), crm\n";
