@@ -86,12 +86,12 @@ export async function runValidate(
 
   const lintOptions = { ...load, context: createReferenceContext(config) };
   let lints = lintPaths(definitionFiles, lintOptions);
-  // Python cells are checked by CPython's own parser: the runtime loads once a definition has them, and
-  // those definitions are linted again with it.
-  if (!pythonRuntime() && lints.some((lint) => lint.python)) {
+  // A Python cell bass cannot vouch for without CPython (a syntax error among them) is read by CPython:
+  // the runtime loads then, and the definitions that have such cells are linted again with it.
+  if (!pythonRuntime() && lints.some((lint) => lint.needsPython)) {
     await loadPython();
     lints = lints.map((lint, index) =>
-      lint.python ? (lintPaths([definitionFiles[index] as string], lintOptions)[0] as PathLint) : lint,
+      lint.needsPython ? (lintPaths([definitionFiles[index] as string], lintOptions)[0] as PathLint) : lint,
     );
   }
   // Every definition of the project was read: a test file's integration must be one of them.

@@ -5,11 +5,8 @@ import type { Definition } from "../types.js";
 import { type DefinitionLint, lintDefinition } from "./lint.js";
 import type { ReferenceContext } from "./lint-references.js";
 
-/**
- * A definition's findings with its text, kept only when there are findings to show in a code frame, its
- * name, and whether it has Python cells (linted by CPython only where the runtime is loaded).
- */
-export type PathLint = DefinitionLint & { text?: string; name?: string; python?: boolean };
+/** A definition's findings with its text, kept only when there are findings to show in a code frame, and its name. */
+export type PathLint = DefinitionLint & { text?: string; name?: string };
 
 export interface LintPathsOptions extends LoadOptions {
   context: ReferenceContext;
@@ -33,9 +30,8 @@ export function lintPaths(paths: readonly string[], options: LintPathsOptions): 
     }
     const lint: PathLint = lintDefinition(definition, options.context);
     if (lint.issues.length > 0) lint.text = definition.source.text;
-    const { name, language } = (definition.source.value ?? {}) as { name?: unknown; language?: unknown };
+    const { name } = (definition.source.value ?? {}) as { name?: unknown };
     if (typeof name === "string") lint.name = name;
-    if (language === "python") lint.python = true;
     return lint;
   });
 }

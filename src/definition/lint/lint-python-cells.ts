@@ -1,4 +1,10 @@
-import { type NameAt, type PythonCellFacts, pythonRuntime } from "../../python/runtime.js";
+import {
+  type NameAt,
+  type PythonCellFacts,
+  type PythonSyntaxError,
+  pythonRuntime,
+} from "../../python/runtime.js";
+import { readPythonCell } from "../../python/syntax/read-cell.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
@@ -11,24 +17,31 @@ const loopNames: ReadonlySet<string> = new Set(loopVariables);
 const hostModules: ReadonlySet<string> = new Set(["js", "pyodide", "pyodide_js", "_pyodide"]);
 
 /**
- * A Python definition's cells, by CPython's own parser: syntax (its message, at the file's line and
- * column), loop variables out of scope, unknown formula variables and value mapping sets, as for
- * JavaScript cells. Opening a project with Python definitions loads the runtime first; without it,
- * nothing is said.
+ * A Python definition's cells: syntax, loop variables out of scope, unknown formula variables and value
+ * mapping sets, as for JavaScript cells. Each cell is read without CPython where bass can vouch for what
+ * CPython would find (readPythonCell); the others, syntax errors among them, by CPython itself, whose
+ * message is reported at the file's line and column. False, with nothing said, where a cell needs
+ * CPython and it is not loaded in this thread.
  */
-export function lintPythonCells(loaded: LoadedDefinition, report: Report): void {
+export function lintPythonCells(loaded: LoadedDefinition, report: Report): boolean {
   const runtime = pythonRuntime();
-  if (!runtime) return;
   const definition = loaded.source.value as Definition;
   const toFile = (cell: CellRef, line: number, column: number) =>
     loaded.source.locateInString(cell.path, line, column - 1 + (line === 1 ? (cell.offset ?? 0) : 0));
   const analysed: { cell: CellRef; facts: PythonCellFacts }[] = [];
+  const errors: { cell: CellRef; error: PythonSyntaxError }[] = [];
   for (const cell of listCells(definition)) {
-    const error = runtime.syntaxError(cell.code);
-    if (error)
-      report("cell-syntax", `${cell.label}: ${error.message}`, toFile(cell, error.line, error.column));
-    else analysed.push({ cell, facts: runtime.facts(cell.code) });
+    const facts = readPythonCell(cell.code);
+    if (facts) analysed.push({ cell, facts });
+    else if (!runtime) return false;
+    else {
+      const error = runtime.syntaxError(cell.code);
+      if (error) errors.push({ cell, error });
+      else analysed.push({ cell, facts: runtime.facts(cell.code) });
+    }
   }
+  for (const { cell, error } of errors)
+    report("cell-syntax", `${cell.label}: ${error.message}`, toFile(cell, error.line, error.column));
   const known: KnownNames = {
     formulaVariables: new Set(
       objectItems(definition.service_requests).map(([request]) => request.formula_variable),
@@ -38,6 +51,7 @@ export function lintPythonCells(loaded: LoadedDefinition, report: Report): void 
   };
   for (const { cell, facts } of analysed)
     reportCell(cell, facts, known, report, ([, line, column]) => toFile(cell, line, column));
+  return true;
 }
 
 /** The names a definition's cells may use: formula variables, value mapping sets and names kept by a cell. */

@@ -15,6 +15,8 @@ export interface DefinitionLint {
   issues: Issue[];
   /** Integrations its cells `callint` by a literal name: judged once every definition is known. */
   callints?: CallintReference[];
+  /** Some Python cell needs CPython to be read, and it is not loaded here: lint again once it is. */
+  needsPython?: true;
   /** Present when the definition's shape passed the schema. */
   identity?: { name: string; at: Position; endpoints: { key: string; at: Position }[] };
 }
@@ -92,30 +94,31 @@ export function lintProjectFile(config: LoadedFile<ProjectConfig>): Issue[] {
 export function lintDefinition(definition: LoadedDefinition, context: ReferenceContext): DefinitionLint {
   const issues = [...definition.issues];
   const callints: CallintReference[] = [];
+  let needsPython = false;
   const shapeValid = runLintRules(definition, issues, [
-    (report) =>
-      (definition.source.value as Definition).language === "python"
-        ? lintPythonCells(definition, report)
-        : lintCells(definition, report, (reference) => callints.push(reference), context),
+    (report) => {
+      if ((definition.source.value as Definition).language !== "python")
+        lintCells(definition, report, (reference) => callints.push(reference), context);
+      else needsPython = !lintPythonCells(definition, report);
+    },
     (report) => lintReferences(definition, context, report),
     (report) => lintSecrets(definition, report),
   ]);
-  if (!shapeValid) return { file: definition.file, issues };
+  const lint: DefinitionLint = { file: definition.file, issues };
+  if (needsPython) lint.needsPython = true;
+  if (!shapeValid) return lint;
   const { name, endpoints = [] } = definition.source.value as Definition;
   const { locate } = definition.source;
-  return {
-    file: definition.file,
-    issues,
-    callints,
-    identity: {
-      name,
-      at: locate(["name"]),
-      endpoints: endpoints.map((endpoint, index) => ({
-        key: endpointKey(endpoint.method, endpoint.path),
-        at: locate(["endpoints", index]),
-      })),
-    },
+  lint.callints = callints;
+  lint.identity = {
+    name,
+    at: locate(["name"]),
+    endpoints: endpoints.map((endpoint, index) => ({
+      key: endpointKey(endpoint.method, endpoint.path),
+      at: locate(["endpoints", index]),
+    })),
   };
+  return lint;
 }
 
 /**

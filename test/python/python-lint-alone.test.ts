@@ -1,0 +1,58 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createReferenceContext } from "../../src/definition/lint/lint.js";
+import { lintPaths } from "../../src/definition/lint/lint-paths.js";
+import { pythonRuntime } from "../../src/python/runtime.js";
+import { createTempDir, runCli } from "../_helpers.js";
+
+// This file never loads Python: each test file runs in a worker of its own.
+
+const definition = (hook: string) =>
+  `name: py\nlanguage: python\nservice_requests:\n  - formula_variable: core\n    system: transform\non_success_hook: |\n${hook}`;
+
+function lint(text: string) {
+  const dir = createTempDir({ "integrations/a.yaml": text });
+  const [found] = lintPaths([join(dir, "integrations/a.yaml")], {
+    cwd: dir,
+    env: {},
+    context: createReferenceContext(undefined),
+  });
+  if (!found) throw new Error("no lint");
+  return found;
+}
+
+describe("lint of Python cells without CPython", () => {
+  it("finds what CPython would in cells it can read, and leaves the runtime unloaded", () => {
+    const lint_ = lint(
+      definition("  x = sritem\n  y = crm.response.payload\n  z = f'{core.response.payload}'\n"),
+    );
+    expect(lint_.needsPython).toBeUndefined();
+    expect(lint_.issues.map(({ line, column, rule }) => ({ line, column, rule }))).toEqual([
+      { line: 7, column: 7, rule: "loop-variable-scope" },
+      { line: 8, column: 7, rule: "unknown-formula-variable" },
+    ]);
+    expect(pythonRuntime()).toBeUndefined();
+  });
+
+  it("asks for CPython, saying nothing yet, where a cell has a syntax error", () => {
+    const lint_ = lint(definition("  x = sritem\n  if x\n      y = 2\n"));
+    expect(lint_.needsPython).toBe(true);
+    expect(lint_.issues).toEqual([]);
+  });
+
+  it("loads CPython in bass validate for a syntax error only, and reports its message", async () => {
+    const clean = createTempDir({
+      "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
+      "integrations/a.yaml": definition("  retvalue = 1\n"),
+    });
+    expect((await runCli(["validate"], { cwd: clean })).code).toBe(0);
+    expect(pythonRuntime()).toBeUndefined();
+    const broken = createTempDir({
+      "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
+      "integrations/a.yaml": definition("  if x\n      y = 2\n"),
+    });
+    const result = await runCli(["validate"], { cwd: broken });
+    expect(result.stdout).toContain("7:7  error  on_success_hook: SyntaxError: expected ':'  cell-syntax");
+    expect(pythonRuntime()).toBeDefined();
+  }, 30_000);
+});
