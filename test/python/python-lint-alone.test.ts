@@ -34,25 +34,33 @@ describe("lint of Python cells without CPython", () => {
     expect(pythonRuntime()).toBeUndefined();
   });
 
-  it("asks for CPython, saying nothing yet, where a cell has a syntax error", () => {
+  it("says a missing colon as CPython does, without it", () => {
     const lint_ = lint(definition("  x = sritem\n  if x\n      y = 2\n"));
+    expect(lint_.needsPython).toBeUndefined();
+    expect(lint_.issues.map(({ line, column, rule, message }) => ({ line, column, rule, message }))).toEqual([
+      { line: 8, column: 7, rule: "cell-syntax", message: "on_success_hook: SyntaxError: expected ':'" },
+    ]);
+    expect(pythonRuntime()).toBeUndefined();
+  });
+
+  it("asks for CPython, saying nothing yet, where a cell's error is one it words", () => {
+    const lint_ = lint(definition("  x = sritem\n  y = (1\n"));
     expect(lint_.needsPython).toBe(true);
     expect(lint_.issues).toEqual([]);
   });
 
-  it("loads CPython in bass validate for a syntax error only, and reports its message", async () => {
-    const clean = createTempDir({
-      "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
-      "integrations/a.yaml": definition("  retvalue = 1\n"),
-    });
-    expect((await runCli(["validate"], { cwd: clean })).code).toBe(0);
+  it("loads CPython in bass validate only for a cell it must read, and reports its message", async () => {
+    const project = (hook: string) =>
+      createTempDir({
+        "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
+        "integrations/a.yaml": definition(hook),
+      });
+    expect((await runCli(["validate"], { cwd: project("  retvalue = 1\n") })).code).toBe(0);
     expect(pythonRuntime()).toBeUndefined();
-    const broken = createTempDir({
-      "bass.config.yaml": "systems:\n  transform:\n    adapter: echo\n",
-      "integrations/a.yaml": definition("  if x\n      y = 2\n"),
-    });
-    const result = await runCli(["validate"], { cwd: broken });
-    expect(result.stdout).toContain("7:7  error  on_success_hook: SyntaxError: expected ':'  cell-syntax");
+    const result = await runCli(["validate"], { cwd: project("  y = (1\n") });
+    expect(result.stdout).toContain(
+      "7:7  error  on_success_hook: SyntaxError: '(' was never closed  cell-syntax",
+    );
     expect(pythonRuntime()).toBeDefined();
   }, 30_000);
 });

@@ -11,7 +11,7 @@ import {
   type PythonRuntime,
 } from "../../src/python/runtime.js";
 import { builtinNames } from "../../src/python/syntax/builtin-names.js";
-import { readPythonCell } from "../../src/python/syntax/read-cell.js";
+import { type PythonCellReading, readPythonCell } from "../../src/python/syntax/read-cell.js";
 import {
   everydayCells,
   exoticCells,
@@ -69,14 +69,19 @@ function cpythonError(code: string): string | undefined {
 
 /** What is wrong with readPythonCell's answer for a cell, by CPython's; undefined when nothing is. */
 function disagreement(code: string): string | undefined {
-  let ours: PythonCellFacts | undefined;
+  let reading: PythonCellReading | undefined;
   try {
-    ours = readPythonCell(code);
+    reading = readPythonCell(code);
   } catch (error) {
     return `readPythonCell threw: ${lastLine(error)}`;
   }
-  if (ours === undefined) return undefined;
+  if (reading === undefined) return undefined;
   const error = cpythonError(code);
+  if ("error" in reading) {
+    const said = `${reading.error.message} at ${reading.error.line}:${reading.error.column}`;
+    return said === error ? undefined : `readPythonCell says ${said}; CPython says ${error ?? "it compiles"}`;
+  }
+  const ours = reading.facts;
   if (error) return `readPythonCell gave facts; CPython says ${error}`;
   let theirs: PythonCellFacts;
   try {
@@ -140,7 +145,8 @@ describe("readPythonCell against CPython", () => {
   it("reads every everyday cell itself, leaving none to CPython", () => {
     const uncovered = everydayCells.filter(({ code }) => {
       try {
-        return readPythonCell(code) === undefined;
+        const reading = readPythonCell(code);
+        return reading === undefined || "error" in reading;
       } catch {
         return true;
       }
@@ -151,9 +157,33 @@ describe("readPythonCell against CPython", () => {
     ).toEqual([]);
   });
 
+  it("says the commonest mistakes in CPython's words and places, without it", () => {
+    const cells = [
+      "if a\n  b = 2\n",
+      "x = 1\nfor item in items  # each\n  pass\n",
+      "def f(a) -> int\n  return a\n",
+      "try:\n  pass\nexcept KeyError as e\n  pass\n",
+      "if a:\nb = 1\n",
+      "@cache\ndef f():\nreturn 1\n",
+      "while a:\n  pass\nelse:\nb\n",
+      "class A:\nx = 1\n",
+      "name = 'Ada\nx = 1\n",
+      'note = "café" + "d\n',
+      'doc = """text\nmore\n',
+      "if a:\n    pass\n  b = 1\n",
+    ];
+    const said = cells.map((code) => {
+      const reading = readPythonCell(code);
+      return reading && "error" in reading
+        ? `${reading.error.message} at ${reading.error.line}:${reading.error.column}`
+        : reading;
+    });
+    expect(said).toEqual(cells.map(cpythonError));
+  });
+
   it("knows the built-ins the runtime's cells see", () => {
     const names = [...builtinNames].filter((name) => name !== "__debug__");
     expect(runtime.facts(names.join("\n")).free).toEqual([]);
-    expect(readPythonCell(names.join("\n"))?.free).toEqual([]);
+    expect(readPythonCell(names.join("\n"))).toEqual({ facts: expect.objectContaining({ free: [] }) });
   });
 });

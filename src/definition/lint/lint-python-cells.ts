@@ -1,10 +1,11 @@
 import {
   type NameAt,
   type PythonCellFacts,
+  type PythonRuntime,
   type PythonSyntaxError,
   pythonRuntime,
 } from "../../python/runtime.js";
-import { readPythonCell } from "../../python/syntax/read-cell.js";
+import { type PythonCellReading, readPythonCell } from "../../python/syntax/read-cell.js";
 import { type CellRef, listCells, loopVariables } from "../cells.js";
 import type { LoadedDefinition } from "../load.js";
 import { objectItems } from "../object-items.js";
@@ -17,11 +18,10 @@ const loopNames: ReadonlySet<string> = new Set(loopVariables);
 const hostModules: ReadonlySet<string> = new Set(["js", "pyodide", "pyodide_js", "_pyodide"]);
 
 /**
- * A Python definition's cells: syntax, loop variables out of scope, unknown formula variables and value
- * mapping sets, as for JavaScript cells. Each cell is read without CPython where bass can vouch for what
- * CPython would find (readPythonCell); the others, syntax errors among them, by CPython itself, whose
- * message is reported at the file's line and column. False, with nothing said, where a cell needs
- * CPython and it is not loaded in this thread.
+ * A Python definition's cells: syntax (CPython's message, at the file's line and column), loop variables
+ * out of scope, unknown formula variables and value mapping sets, as for JavaScript cells. Each cell is
+ * read without CPython where bass can vouch for what CPython would find (readPythonCell), the others by
+ * CPython itself. False, with nothing said, where a cell needs CPython and it is not loaded in this thread.
  */
 export function lintPythonCells(loaded: LoadedDefinition, report: Report): boolean {
   const runtime = pythonRuntime();
@@ -31,14 +31,10 @@ export function lintPythonCells(loaded: LoadedDefinition, report: Report): boole
   const analysed: { cell: CellRef; facts: PythonCellFacts }[] = [];
   const errors: { cell: CellRef; error: PythonSyntaxError }[] = [];
   for (const cell of listCells(definition)) {
-    const facts = readPythonCell(cell.code);
-    if (facts) analysed.push({ cell, facts });
-    else if (!runtime) return false;
-    else {
-      const error = runtime.syntaxError(cell.code);
-      if (error) errors.push({ cell, error });
-      else analysed.push({ cell, facts: runtime.facts(cell.code) });
-    }
+    const reading = readPythonCell(cell.code) ?? (runtime && readByCPython(runtime, cell.code));
+    if (!reading) return false;
+    if ("error" in reading) errors.push({ cell, error: reading.error });
+    else analysed.push({ cell, facts: reading.facts });
   }
   for (const { cell, error } of errors)
     report("cell-syntax", `${cell.label}: ${error.message}`, toFile(cell, error.line, error.column));
@@ -52,6 +48,11 @@ export function lintPythonCells(loaded: LoadedDefinition, report: Report): boole
   for (const { cell, facts } of analysed)
     reportCell(cell, facts, known, report, ([, line, column]) => toFile(cell, line, column));
   return true;
+}
+
+function readByCPython(runtime: PythonRuntime, code: string): PythonCellReading {
+  const error = runtime.syntaxError(code);
+  return error ? { error } : { facts: runtime.facts(code) };
 }
 
 /** The names a definition's cells may use: formula variables, value mapping sets and names kept by a cell. */

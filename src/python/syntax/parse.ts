@@ -1,4 +1,4 @@
-import { NotSure } from "./not-sure.js";
+import { type KnownSyntaxError, NotSure } from "./not-sure.js";
 import type { Token, TokenType } from "./tokens.js";
 
 /** A name where the code reads or binds it; `bound` once the parser knows it is a target. */
@@ -93,7 +93,17 @@ class Parser {
   }
 
   private get token(): Token {
-    return this.tokens[this.pos] as Token;
+    const token = this.tokens[this.pos] as Token;
+    if (token.error) throw new NotSure(token.error);
+    return token;
+  }
+
+  /**
+   * A syntax error in CPython's words; left to CPython where the tokens end in an error of the
+   * tokenizer's, which CPython would find by reading on and say instead.
+   */
+  private known(error: KnownSyntaxError): NotSure {
+    return new NotSure(this.tokens.at(-1)?.type === "error" ? undefined : error);
   }
 
   private is(text: string): boolean {
@@ -153,64 +163,94 @@ class Parser {
     }
   }
 
-  private block(body: { inFunction?: boolean; inLoop?: boolean; inDefinition?: boolean } = {}): void {
-    this.expect(":");
+  /**
+   * A clause's `:` and body, for the clause `header` begins. A missing `:` at the line's end and a body
+   * not indented are said in CPython's words (its `invalid_*` rules), the other mistakes left to it.
+   */
+  private block(
+    header: Token,
+    body: { inFunction?: boolean; inLoop?: boolean; inDefinition?: boolean } = {},
+  ): void {
+    if (!this.is(":")) {
+      const { type, start } = this.token;
+      if (type !== "newline") throw new NotSure();
+      throw this.known({ message: () => "SyntaxError: expected ':'", at: start });
+    }
+    this.pos++;
     const outer = { inFunction: this.inFunction, inLoop: this.inLoop, inDefinition: this.inDefinition };
     Object.assign(this, body);
     if (++this.blocks > maxBlocks) throw new NotSure();
-    if (this.token.type === "newline") this.indentedBlock();
+    if (this.token.type === "newline") this.indentedBlock(header);
     else this.simpleStatements();
     this.blocks--;
     Object.assign(this, outer);
   }
 
-  private indentedBlock(): void {
+  private indentedBlock(header: Token): void {
     this.expectToken("newline");
-    this.expectToken("indent");
+    const { type, start } = this.token;
+    if (type === "indent") this.pos++;
+    else if (type === "dedent" || type === "end") throw new NotSure();
+    else {
+      const what = clauseNames[header.text] ?? `'${header.text}' statement`;
+      throw this.known({
+        message: (lineOf) =>
+          `IndentationError: expected an indented block after ${what} on line ${lineOf(header.start)}`,
+        at: start,
+      });
+    }
     while (this.token.type !== "dedent") this.statement();
     this.pos++;
   }
 
+  private take(): Token {
+    return this.tokens[this.pos++] as Token;
+  }
+
+  /** An `else:` clause, if one follows. */
+  private elseClause(): void {
+    if (this.is("else")) this.block(this.take());
+  }
+
   ifStatement(): void {
     do {
-      this.pos++;
+      const header = this.take();
       this.namedExpression();
-      this.block();
+      this.block(header);
     } while (this.is("elif"));
-    if (this.accept("else")) this.block();
+    this.elseClause();
   }
 
   whileStatement(): void {
-    this.pos++;
+    const header = this.take();
     this.namedExpression();
-    this.block({ inLoop: true });
-    if (this.accept("else")) this.block();
+    this.block(header, { inLoop: true });
+    this.elseClause();
   }
 
   forStatement(): void {
-    this.pos++;
+    const header = this.take();
     this.check(this.targetList(), "assign");
     this.expect("in");
     this.starExpressions();
-    this.block({ inLoop: true });
-    if (this.accept("else")) this.block();
+    this.block(header, { inLoop: true });
+    this.elseClause();
   }
 
   tryStatement(): void {
-    this.pos++;
-    this.block();
-    if (!this.accept("finally")) {
+    this.block(this.take());
+    if (!this.is("finally")) {
       if (!this.is("except")) throw new NotSure();
-      while (this.accept("except")) this.exceptClause();
-      if (this.accept("else")) this.block();
-      if (!this.accept("finally")) return;
+      while (this.is("except")) this.exceptClause(this.take());
+      this.elseClause();
+      if (!this.is("finally")) return;
     }
-    this.block();
+    this.block(this.take());
   }
 
-  private exceptClause(): void {
+  private exceptClause(header: Token): void {
     if (this.is(":")) {
-      this.block();
+      this.block(header);
       // A bare `except:` must come last.
       if (this.is("except")) throw new NotSure();
       return;
@@ -218,11 +258,11 @@ class Parser {
     if (this.is("*")) throw new NotSure();
     this.expression();
     if (this.accept("as")) this.parsed.bound.add(this.expectName().id);
-    this.block();
+    this.block(header);
   }
 
   withStatement(): void {
-    this.pos++;
+    const header = this.take();
     const parenthesized = this.parenthesizedItems();
     if (parenthesized) this.pos++;
     do {
@@ -231,7 +271,7 @@ class Parser {
       if (this.accept("as")) this.check(this.bitwiseOr(), "assign");
     } while (this.accept(","));
     if (parenthesized) this.expect(")");
-    this.block();
+    this.block(header);
   }
 
   /** Whether `with` is followed by `(item as target, …):` rather than by an expression in brackets. */
@@ -251,20 +291,20 @@ class Parser {
   }
 
   functionDefinition(): void {
-    this.pos++;
+    const header = this.take();
     this.parsed.bound.add(this.expectName().id);
     this.expect("(");
     this.parameters(")", true);
     this.expect(")");
     if (this.accept("->")) this.expression();
-    this.block({ inFunction: true, inLoop: false, inDefinition: true });
+    this.block(header, { inFunction: true, inLoop: false, inDefinition: true });
   }
 
   classDefinition(): void {
-    this.pos++;
+    const header = this.take();
     this.parsed.bound.add(this.expectName().id);
     if (this.accept("(")) this.callArguments(false);
-    this.block({ inFunction: false, inLoop: false, inDefinition: true });
+    this.block(header, { inFunction: false, inLoop: false, inDefinition: true });
   }
 
   private decorated(): void {
@@ -883,6 +923,12 @@ type SimpleMethod =
   | "importStatement"
   | "fromImport"
   | "notSure";
+
+/** How CPython names a clause in "expected an indented block after …", where not `'keyword' statement`. */
+const clauseNames: Readonly<Record<string, string>> = {
+  def: "function definition",
+  class: "class definition",
+};
 
 const compound = new Map<string, CompoundMethod>([
   ["if", "ifStatement"],

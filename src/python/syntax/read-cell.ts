@@ -1,21 +1,31 @@
-import type { NameAt, PythonCellFacts } from "../runtime.js";
+import type { NameAt, PythonCellFacts, PythonSyntaxError } from "../runtime.js";
 import { builtinNames } from "./builtin-names.js";
-import { NotSure } from "./not-sure.js";
+import { type KnownSyntaxError, NotSure } from "./not-sure.js";
 import { type Expr, type NameExpr, type ParsedCell, parseCell } from "./parse.js";
 import { tokenize } from "./tokens.js";
 
+/** A Python cell as read without CPython: what lint needs of it, or its syntax error. */
+export type PythonCellReading = { facts: PythonCellFacts } | { error: PythonSyntaxError };
+
 /**
  * What lint needs of a Python cell, found without CPython: the same facts, at the same places, as
- * CPython's `ast` gives (cell_facts in cells.py). Undefined where this reading cannot vouch that CPython
- * compiles the cell (a syntax error among them): CPython then reads it, and says what is wrong.
+ * CPython's `ast` gives (cell_facts in cells.py), or a syntax error CPython would give in the same words
+ * at the same place (a missing `:`, a body not indented). Undefined where this reading cannot vouch for
+ * CPython's answer: CPython then reads the cell.
  */
-export function readPythonCell(code: string): PythonCellFacts | undefined {
+export function readPythonCell(code: string): PythonCellReading | undefined {
+  const starts = lineStarts(code);
   try {
-    return factsOf(parseCell(tokenize(code)), lineStarts(code), code);
+    return { facts: factsOf(parseCell(tokenize(code)), starts, code) };
   } catch (error) {
-    if (error instanceof NotSure) return undefined;
-    throw error;
+    if (!(error instanceof NotSure)) throw error;
+    return error.known && { error: syntaxError(error.known, starts, code) };
   }
+}
+
+function syntaxError({ message, at }: KnownSyntaxError, starts: number[], code: string): PythonSyntaxError {
+  const [line, column] = position(code, starts, at, "characters");
+  return { message: message((offset) => position(code, starts, offset)[0]), line, column };
 }
 
 function factsOf(parsed: ParsedCell, starts: number[], code: string): PythonCellFacts {
@@ -55,10 +65,18 @@ function lineStarts(code: string): number[] {
   return starts;
 }
 
-/** 1-based line and column of an offset, the column counted in UTF-8 bytes as CPython counts it. */
-function position(code: string, starts: number[], offset: number): [line: number, column: number] {
+/**
+ * 1-based line and column of an offset, the column counted as CPython counts it: in UTF-8 bytes in its
+ * tree's nodes, in characters in a SyntaxError.
+ */
+function position(
+  code: string,
+  starts: number[],
+  offset: number,
+  unit: "bytes" | "characters" = "bytes",
+): [line: number, column: number] {
   let line = starts.length - 1;
   while ((starts[line] as number) > offset) line--;
   const before = code.slice(starts[line], offset);
-  return [line + 1, Buffer.byteLength(before) + 1];
+  return [line + 1, (unit === "bytes" ? Buffer.byteLength(before) : [...before].length) + 1];
 }

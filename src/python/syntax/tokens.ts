@@ -1,4 +1,4 @@
-import { NotSure } from "./not-sure.js";
+import { type KnownSyntaxError, NotSure } from "./not-sure.js";
 
 export type TokenType =
   | "name"
@@ -9,7 +9,8 @@ export type TokenType =
   | "newline"
   | "indent"
   | "dedent"
-  | "end";
+  | "end"
+  | "error";
 
 export interface Token {
   type: TokenType;
@@ -17,6 +18,8 @@ export interface Token {
   /** Offset of the token's first character in the cell's code. */
   start: number;
   string?: StringLiteral;
+  /** An `error` token's syntax error, said where the parser comes to it. */
+  error?: KnownSyntaxError;
 }
 
 /** What the parser needs of one string literal. */
@@ -62,13 +65,20 @@ const maxDigits = 4300;
 /**
  * The tokens of a cell's code as CPython's tokenizer makes them (NEWLINE, INDENT, DEDENT included), or
  * NotSure for anything it would reject or that this tokenizer leaves to CPython: tabs in indentation,
- * non-ASCII names, t-strings, `\N{…}` escapes.
+ * non-ASCII names, t-strings, `\N{…}` escapes. An error it knows CPython's words for (an unterminated
+ * string, a dedent to no level) ends the tokens as an `error` token: CPython's tokenizer runs as its
+ * parser asks for tokens, so a mistake of the parser's before it is said first.
  */
 export function tokenize(source: string): Token[] {
   // Lone surrogates are text CPython cannot take in at all.
   if (/[\0\r\f\v]|[\uD800-\uDFFF]/u.test(source)) throw new NotSure();
   const lexer = new Lexer(source);
-  lexer.lines();
+  try {
+    lexer.lines();
+  } catch (error) {
+    if (!(error instanceof NotSure && error.known)) throw error;
+    lexer.tokens.push({ type: "error", text: "", start: error.known.at, error: error.known });
+  }
   return lexer.tokens;
 }
 
@@ -148,30 +158,43 @@ class Lexer {
       this.indents.pop();
       this.push("dedent", "", at);
     }
-    if (width !== this.indents[this.indents.length - 1]) throw new NotSure();
+    if (width !== this.indents[this.indents.length - 1]) {
+      // CPython's tokenizer says so at the end of the line.
+      const end = this.source.indexOf("\n", at);
+      throw new NotSure({
+        message: () => "IndentationError: unindent does not match any outer indentation level",
+        at: end === -1 ? this.source.length : end,
+      });
+    }
   }
 
   /** The tokens of one logical line, through its NEWLINE: lines join inside brackets and after a `\`. */
   private logicalLine(): void {
     this.depth = 0;
     const first = this.tokens.length;
+    // CPython's NEWLINE token begins where a comment that ends the line does.
+    let comment: number | undefined;
     for (;;) {
       this.skipSpace();
       const c = this.source[this.pos];
       if (c === undefined || c === "\n") {
-        if (this.endsLine(c)) return;
-      } else if (c === "#") this.skipComment(this.pos);
-      else if (c === "\\") this.continueLine(this.tokens.length === first);
+        if (this.endsLine(c, comment)) return;
+        comment = undefined;
+      } else if (c === "#") {
+        comment = this.pos;
+        this.skipComment(this.pos);
+      } else if (c === "\\") this.continueLine(this.tokens.length === first);
       else this.token();
     }
   }
 
   /** At a line break or the end of the code: a NEWLINE outside brackets; inside them, the line goes on. */
-  private endsLine(c: string | undefined): boolean {
+  private endsLine(c: string | undefined, comment: number | undefined): boolean {
     if (c === undefined && this.open.length > 0) throw new NotSure();
+    const at = comment ?? this.pos;
     if (c === "\n") this.pos++;
     if (this.open.length > 0) return false;
-    this.push("newline", "", c === undefined ? this.pos : this.pos - 1);
+    this.push("newline", "", at);
     return true;
   }
 
@@ -213,8 +236,11 @@ class Lexer {
     const start = this.pos;
     const text = this.match(name);
     const next = this.source[this.pos] ?? "";
-    if ((next === '"' || next === "'") && stringPrefix.test(text)) this.string(start, text);
-    else if (wordLike.test(next)) throw new NotSure();
+    // A name against a quote that is no prefix: a t-string, or a mistake CPython words its own way.
+    if (next === '"' || next === "'") {
+      if (!stringPrefix.test(text)) throw new NotSure();
+      this.string(start, text);
+    } else if (wordLike.test(next)) throw new NotSure();
     else {
       if (deepening.has(text) && ++this.depth > maxDepth) throw new NotSure();
       this.push(keywords.has(text) ? "keyword" : "name", text, start);
@@ -266,12 +292,12 @@ class Lexer {
     this.pos += delimiter.length;
     const literal = lower.includes("f")
       ? this.formatted(delimiter, lower.includes("r"))
-      : this.plain(delimiter, lower.includes("r"), lower.includes("b"));
+      : this.plain(start, delimiter, lower.includes("r"), lower.includes("b"));
     this.tokens.push({ type: "string", text: this.source.slice(start, this.pos), start, string: literal });
   }
 
-  private plain(delimiter: string, raw: boolean, bytes: boolean): StringLiteral {
-    const content = this.content(delimiter);
+  private plain(start: number, delimiter: string, raw: boolean, bytes: boolean): StringLiteral {
+    const content = this.content(start, delimiter);
     if (bytes) {
       // Bytes hold ASCII only; their escapes are checked, their value is not needed.
       if (/[^\0-\x7f]/.test(content)) throw new NotSure();
@@ -282,18 +308,33 @@ class Lexer {
   }
 
   /** A plain string's content, up to its closing quotes, which it steps over. */
-  private content(delimiter: string): string {
+  private content(start: number, delimiter: string): string {
     const { source } = this;
     const from = this.pos;
     for (;;) {
       const c = source[this.pos];
-      if (c === undefined || (c === "\n" && delimiter.length === 1)) throw new NotSure();
+      if (c === undefined || (c === "\n" && delimiter.length === 1)) this.unterminated(start, delimiter);
       if (c === "\\") this.pos += 2;
       else if (source.startsWith(delimiter, this.pos)) break;
       else this.pos++;
     }
     this.pos += delimiter.length;
     return source.slice(from, this.pos - delimiter.length);
+  }
+
+  /** A plain string that ends before its closing quotes, said as CPython's tokenizer says it. */
+  private unterminated(start: number, delimiter: string): never {
+    const { source, pos } = this;
+    // Inside an f-string's field, and where the string has a `\"` (CPython then asks whether the end
+    // quote was escaped), CPython's words differ.
+    if (this.field || source.slice(start, pos).includes(`\\${delimiter[0]}`)) throw new NotSure();
+    const triple = delimiter.length === 3;
+    const end = triple || pos >= source.length ? source.length - 1 : pos;
+    const kind = triple ? "triple-quoted string" : "string";
+    throw new NotSure({
+      message: (lineOf) => `SyntaxError: unterminated ${kind} literal (detected at line ${lineOf(end)})`,
+      at: start,
+    });
   }
 
   private formatted(delimiter: string, raw: boolean): StringLiteral {
