@@ -171,6 +171,8 @@ describe("readPythonCell against CPython", () => {
       'note = "café" + "d\n',
       'doc = """text\nmore\n',
       "if a:\n    pass\n  b = 1\n",
+      "total = sum(amounts,\n  start\n",
+      "items = [\nif a:\n  pass\n",
     ];
     const said = cells.map((code) => {
       const reading = readPythonCell(code);

@@ -3,6 +3,8 @@ export interface KnownSyntaxError {
   /** CPython's message; `lineOf` gives the 1-based line of an offset, for a message that names one. */
   message: (lineOf: (offset: number) => number) => string;
   at: number;
+  /** Where CPython also says it for a mistake of its parser's past this offset, and not before. */
+  after?: number;
 }
 
 /**

@@ -70,7 +70,11 @@ const other: Expr = { kind: "other" };
  */
 export function parseCell(tokens: Token[]): ParsedCell {
   const parser = new Parser(tokens);
-  parser.module();
+  try {
+    parser.module();
+  } catch (error) {
+    throw parser.endError(error) ?? error;
+  }
   return parser.parsed;
 }
 
@@ -90,6 +94,17 @@ class Parser {
 
   module(): void {
     while (this.token.type !== "end") this.statement();
+  }
+
+  /**
+   * The tokens' closing error where CPython would say it instead of a mistake the parser met (`mistake`):
+   * one made past the error's `after`, counted from the token before the one the parser was at.
+   */
+  endError(mistake: unknown): NotSure | undefined {
+    const last = this.tokens.at(-1);
+    const at = this.tokens[Math.max(this.pos - 1, 0)]?.start ?? 0;
+    if (!(mistake instanceof NotSure) || last?.error?.after === undefined || at <= last.error.after) return;
+    return new NotSure(last.error);
   }
 
   private get token(): Token {

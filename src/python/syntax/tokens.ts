@@ -88,7 +88,8 @@ class Lexer {
   /** Tokens on the logical line so far that may nest CPython's tree, f-strings' fields included. */
   depth = 0;
   private readonly indents = [0];
-  private readonly open: string[] = [];
+  /** The brackets open here, innermost last: the closer each waits for, and where it opened. */
+  private readonly open: { closer: string; at: number }[] = [];
 
   constructor(
     readonly source: string,
@@ -190,12 +191,26 @@ class Lexer {
 
   /** At a line break or the end of the code: a NEWLINE outside brackets; inside them, the line goes on. */
   private endsLine(c: string | undefined, comment: number | undefined): boolean {
-    if (c === undefined && this.open.length > 0) throw new NotSure();
+    if (c === undefined && this.open.length > 0) this.neverClosed();
     const at = comment ?? this.pos;
     if (c === "\n") this.pos++;
     if (this.open.length > 0) return false;
     this.push("newline", "", at);
     return true;
+  }
+
+  /**
+   * The code ends inside brackets. CPython says so of the innermost where its parser comes to the end,
+   * or makes a mistake on a line after that bracket's.
+   */
+  private neverClosed(): never {
+    const { at } = this.open[this.open.length - 1] as { at: number };
+    const lineEnd = this.source.indexOf("\n", at);
+    throw new NotSure({
+      message: () => `SyntaxError: '${this.source[at]}' was never closed`,
+      at,
+      after: lineEnd === -1 ? this.source.length : lineEnd,
+    });
   }
 
   private skipSpace(): void {
@@ -278,9 +293,9 @@ class Lexer {
   private bracket(text: string): void {
     const closer = closers[text];
     if (closer) {
-      if (this.open.push(closer) > maxNesting) throw new NotSure();
+      if (this.open.push({ closer, at: this.pos }) > maxNesting) throw new NotSure();
     } else if (text === ")" || text === "]" || text === "}") {
-      if (this.open.pop() !== text) throw new NotSure();
+      if (this.open.pop()?.closer !== text) throw new NotSure();
     }
   }
 
