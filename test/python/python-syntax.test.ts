@@ -142,6 +142,14 @@ describe("readPythonCell against CPython", () => {
     expect(disagreements(mutants)).toEqual([]);
   }, 20_000);
 
+  // Mutants of mutants hold two mistakes at once: which one CPython says first is what the errors
+  // bass says itself must get right.
+  it("says what CPython says of cells with two mistakes", () => {
+    const twice = mutatedCells(mutants);
+    expect(twice.length).toBeGreaterThan(mutants.length * 3);
+    expect(disagreements(twice)).toEqual([]);
+  }, 60_000);
+
   it("reads every everyday cell itself, leaving none to CPython", () => {
     const uncovered = everydayCells.filter(({ code }) => {
       try {
