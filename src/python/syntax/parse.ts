@@ -60,6 +60,10 @@ const binaryLevels: readonly ReadonlySet<string>[] = [
 const ends: ReadonlySet<string> = new Set([")", "]", "}", "=", ";", ":"]);
 // CPython stops at 20 statically nested blocks; deeper code is left to it.
 const maxBlocks = 15;
+const maxUnpacked = 200;
+// How deep the parser goes, in its steps (see deeper): CPython's compiler walks its tree recursively and
+// gives up a few hundred levels down; each step here stands for at most a few of those.
+const maxDepth = 80;
 const other: Expr = { kind: "other" };
 
 /**
@@ -86,6 +90,9 @@ class Parser {
   private inDefinition = false;
   private lambdas = 0;
   private blocks = 0;
+  /** The parser's steps into CPython's tree, and the deepest it has been within what it is measuring. */
+  private depth = 0;
+  private deepest = 0;
   // What a comprehension checks of its parts: the names walruses bind, and how many yields there are.
   private readonly walrusTargets: string[] = [];
   private yields = 0;
@@ -157,9 +164,11 @@ class Parser {
 
   private statement(): void {
     const { type, text } = this.token;
-    if (type === "keyword" && compound.has(text)) this[compound.get(text) as CompoundMethod]();
-    else if (this.is("@")) this.decorated();
-    else this.simpleStatements();
+    this.deeper(() => {
+      if (type === "keyword" && compound.has(text)) this[compound.get(text) as CompoundMethod]();
+      else if (this.is("@")) this.decorated();
+      else this.simpleStatements();
+    });
   }
 
   private simpleStatements(): void {
@@ -185,6 +194,7 @@ class Parser {
   private block(
     header: Token,
     body: { inFunction?: boolean; inLoop?: boolean; inDefinition?: boolean } = {},
+    weight = 1,
   ): void {
     if (!this.is(":")) {
       const { type, start } = this.token;
@@ -194,10 +204,10 @@ class Parser {
     this.pos++;
     const outer = { inFunction: this.inFunction, inLoop: this.inLoop, inDefinition: this.inDefinition };
     Object.assign(this, body);
-    if (++this.blocks > maxBlocks) throw new NotSure();
-    if (this.token.type === "newline") this.indentedBlock(header);
-    else this.simpleStatements();
-    this.blocks--;
+    this.blocks += weight;
+    if (this.blocks > maxBlocks) throw new NotSure();
+    this.deeper(() => (this.token.type === "newline" ? this.indentedBlock(header) : this.simpleStatements()));
+    this.blocks -= weight;
     Object.assign(this, outer);
   }
 
@@ -228,12 +238,16 @@ class Parser {
   }
 
   ifStatement(): void {
+    // Each `elif` is an `if` within the `else` of the one before.
+    const depth = this.depth;
     do {
       const header = this.take();
       this.namedExpression();
       this.block(header);
+      this.depth++;
     } while (this.is("elif"));
     this.elseClause();
+    this.depth = depth;
   }
 
   whileStatement(): void {
@@ -252,20 +266,21 @@ class Parser {
     this.elseClause();
   }
 
+  // The compiler's static blocks a clause's body sits in, where it is more than one.
   tryStatement(): void {
-    this.block(this.take());
+    this.block(this.take(), {}, 2);
     if (!this.is("finally")) {
       if (!this.is("except")) throw new NotSure();
       while (this.is("except")) this.exceptClause(this.take());
       this.elseClause();
       if (!this.is("finally")) return;
     }
-    this.block(this.take());
+    this.block(this.take(), {}, 2);
   }
 
   private exceptClause(header: Token): void {
     if (this.is(":")) {
-      this.block(header);
+      this.block(header, {}, 3);
       // A bare `except:` must come last.
       if (this.is("except")) throw new NotSure();
       return;
@@ -273,20 +288,23 @@ class Parser {
     if (this.is("*")) throw new NotSure();
     this.expression();
     if (this.accept("as")) this.parsed.bound.add(this.expectName().id);
-    this.block(header);
+    this.block(header, {}, 3);
   }
 
   withStatement(): void {
     const header = this.take();
     const parenthesized = this.parenthesizedItems();
     if (parenthesized) this.pos++;
+    let items = 0;
     do {
       if (parenthesized && this.is(")")) break;
       this.expression();
       if (this.accept("as")) this.check(this.bitwiseOr(), "assign");
+      items++;
     } while (this.accept(","));
     if (parenthesized) this.expect(")");
-    this.block(header);
+    // Each item is a block of its own to the compiler.
+    this.block(header, {}, items);
   }
 
   /** Whether `with` is followed by `(item as target, …):` rather than by an expression in brackets. */
@@ -311,7 +329,7 @@ class Parser {
     this.expect("(");
     this.parameters(")", true);
     this.expect(")");
-    if (this.accept("->")) this.expression();
+    if (this.accept("->")) this.annotation();
     this.block(header, { inFunction: true, inLoop: false, inDefinition: true });
   }
 
@@ -410,10 +428,13 @@ class Parser {
   }
 
   private expressionStatement(): void {
+    // CPython's grammar commits to `(target)` before a `:`, so `(x).y: int` is a mistake there.
+    const parenthesized = this.is("(");
     const first = this.is("yield") ? this.yieldExpression() : this.starExpressions();
     if (this.accept(":")) {
+      if (parenthesized) throw new NotSure();
       this.check(first, "single");
-      this.expression();
+      this.annotation();
       if (this.accept("=")) this.assignedValue();
     } else if (this.isOperator(augmented)) {
       this.check(first, "single");
@@ -426,6 +447,13 @@ class Parser {
         target = this.assignedValue();
       }
     }
+  }
+
+  /** An annotation: no walrus or yield in it, which CPython refuses there. */
+  private annotation(): void {
+    const [walruses, yields] = this.counts();
+    this.expression();
+    if (this.walrusTargets.length !== walruses || this.yields !== yields) throw new NotSure();
   }
 
   private assignedValue(): Expr {
@@ -446,6 +474,8 @@ class Parser {
     if (kind === "single") throw new NotSure();
     const starred = elements.filter((element) => element.kind === "starred");
     if (starred.length > (kind === "del" ? 0 : 1)) throw new NotSure();
+    // CPython unpacks at most 255 targets before a starred one.
+    if (starred.length > 0 && elements.length > maxUnpacked) throw new NotSure();
     for (const element of elements) this.check(element.kind === "starred" ? element.value : element, kind);
   }
 
@@ -504,13 +534,43 @@ class Parser {
   }
 
   private expression(): Expr {
-    if (this.is("lambda")) return this.lambda();
-    const body = this.disjunction();
-    if (!this.accept("if")) return body;
-    this.disjunction();
-    this.expect("else");
-    this.expression();
-    return other;
+    return this.deeper(() => {
+      if (this.is("lambda")) return this.lambda();
+      const body = this.disjunction();
+      if (!this.accept("if")) return body;
+      this.disjunction();
+      this.expect("else");
+      this.expression();
+      return other;
+    });
+  }
+
+  /** Parses one step deeper into CPython's tree; NotSure past the depth this reading vouches for. */
+  private deeper<T>(parse: () => T, steps = 1): T {
+    this.depth += steps;
+    if (this.depth > maxDepth) throw new NotSure();
+    this.deepest = Math.max(this.deepest, this.depth);
+    const parsed = parse();
+    this.depth -= steps;
+    return parsed;
+  }
+
+  /**
+   * Operands joined into a chain that nests its first operands deeper with each link (`a + b + c` is
+   * `(a + b) + c`, `a.b.c` is `(a.b).c`), or into one node above them all where `flat` (`a or b or c`):
+   * `next` parses one more link, false when there is none. Each operand is measured, and the chain must
+   * fit as if all were under every link.
+   */
+  private chained(first: () => Expr, next: () => boolean, flat = false): Expr {
+    const outer = this.deepest;
+    this.deepest = this.depth;
+    const parsed = first();
+    let links = 0;
+    while (next()) links++;
+    const bottom = this.deepest + (flat ? Math.min(links, 1) : links);
+    if (bottom > maxDepth) throw new NotSure();
+    this.deepest = Math.max(outer, bottom);
+    return links > 0 ? other : parsed;
   }
 
   private lambda(): Expr {
@@ -518,7 +578,7 @@ class Parser {
     this.parameters(":", false);
     this.expect(":");
     this.lambdas++;
-    this.expression();
+    this.deeper(() => this.expression());
     this.lambdas--;
     return other;
   }
@@ -571,7 +631,7 @@ class Parser {
     if (state.seen.has(id)) throw new NotSure();
     state.seen.add(id);
     this.parsed.bound.add(id);
-    if (annotated && this.accept(":")) this.expression();
+    if (annotated && this.accept(":")) this.annotation();
   }
 
   private disjunction(): Expr {
@@ -583,32 +643,36 @@ class Parser {
   }
 
   private chain(operators: readonly string[], operand: () => Expr): Expr {
-    const first = operand();
-    let chained = false;
-    while (operators.some((operator) => this.accept(operator))) {
-      operand();
-      chained = true;
-    }
-    return chained ? other : first;
+    return this.chained(
+      operand,
+      () => {
+        if (!operators.some((operator) => this.accept(operator))) return false;
+        operand();
+        return true;
+      },
+      true,
+    );
   }
 
   private inversion(): Expr {
     if (!this.accept("not")) return this.comparison();
-    this.inversion();
+    this.deeper(() => this.inversion());
     return other;
   }
 
   private comparison(): Expr {
-    const first = this.bitwiseOr();
-    let compared = false;
-    while (this.isOperator(comparisons)) {
-      if (this.accept("not")) this.expect("in");
-      else if (this.accept("is")) this.accept("not");
-      else this.pos++;
-      this.bitwiseOr();
-      compared = true;
-    }
-    return compared ? other : first;
+    return this.chained(
+      () => this.bitwiseOr(),
+      () => {
+        if (!this.isOperator(comparisons)) return false;
+        if (this.accept("not")) this.expect("in");
+        else if (this.accept("is")) this.accept("not");
+        else this.pos++;
+        this.bitwiseOr();
+        return true;
+      },
+      true,
+    );
   }
 
   private bitwiseOr(): Expr {
@@ -618,37 +682,51 @@ class Parser {
   private binary(level: number): Expr {
     const operators = binaryLevels[level];
     if (!operators) return this.factor();
-    const first = this.binary(level + 1);
-    let combined = false;
-    while (this.isOperator(operators)) {
-      this.pos++;
-      this.binary(level + 1);
-      combined = true;
-    }
-    return combined ? other : first;
+    return this.chained(
+      () => this.binary(level + 1),
+      () => {
+        if (!this.isOperator(operators)) return false;
+        this.pos++;
+        this.binary(level + 1);
+        return true;
+      },
+    );
   }
 
   private factor(): Expr {
     if (this.accept("-") || this.accept("+") || this.accept("~")) {
-      this.factor();
+      this.deeper(() => this.factor());
       return other;
     }
-    const base = this.primary();
-    if (!this.accept("**")) return base;
-    this.factor();
-    return other;
+    return this.chained(
+      () => this.primary(),
+      () => {
+        if (!this.accept("**")) return false;
+        this.factor();
+        return true;
+      },
+    );
   }
 
+  /** An atom and its trailers, `.name`, `(…)` and `[…]`, each a link of a chain. */
   private primary(): Expr {
-    let value = this.atom();
-    for (;;) {
-      if (this.accept(".")) value = this.attribute(value);
-      else if (this.accept("(")) value = this.call(value);
-      else if (this.accept("[")) {
-        this.slices();
-        value = { kind: "subscript" };
-      } else return value;
-    }
+    let value: Expr = other;
+    this.chained(
+      () => {
+        value = this.atom();
+        return value;
+      },
+      () => {
+        if (this.accept(".")) value = this.attribute(value);
+        else if (this.accept("(")) value = this.call(value);
+        else if (this.accept("[")) {
+          this.slices();
+          value = { kind: "subscript" };
+        } else return false;
+        return true;
+      },
+    );
+    return value;
   }
 
   private attribute(value: Expr): Expr {
@@ -719,8 +797,10 @@ class Parser {
   /** An index, or `start:stop:step` with any of the three left out. */
   private slice(): void {
     if (this.is("*")) throw new NotSure();
-    if (!this.is(":")) this.namedExpression();
+    // A slice's start is an expression: a walrus there needs brackets of its own.
+    const start = this.is(":") ? undefined : this.namedExpression();
     if (!this.accept(":")) return;
+    if (start?.kind === "named") throw new NotSure();
     if (!this.sliceEnds()) this.expression();
     if (this.accept(":") && !this.sliceEnds()) this.expression();
   }
@@ -741,9 +821,9 @@ class Parser {
     if (token.type === "number" || ["None", "True", "False", "..."].includes(token.text))
       return { kind: "constant" };
     if (this.tokens[this.pos - 1]?.type === "op") {
-      if (token.text === "(") return this.group();
-      if (token.text === "[") return this.list();
-      if (token.text === "{") return this.braces();
+      if (token.text === "(") return this.deeper(() => this.group());
+      if (token.text === "[") return this.deeper(() => this.list());
+      if (token.text === "{") return this.deeper(() => this.braces());
     }
     throw new NotSure();
   }
@@ -768,7 +848,8 @@ class Parser {
     const outer = { tokens: this.tokens, pos: this.pos };
     this.tokens = tokens;
     this.pos = 0;
-    this.assignedValue();
+    // A field is a value formatted within the string: two nodes down.
+    this.deeper(() => this.assignedValue(), 2);
     if (this.token.type !== "end") throw new NotSure();
     this.tokens = outer.tokens;
     this.pos = outer.pos;
@@ -859,9 +940,12 @@ class Parser {
    */
   private comprehension([walruses, yields]: Counts): void {
     const loopVariables: string[] = [];
+    this.depth++;
     do {
       this.expect("for");
+      const beforeTarget = this.walrusTargets.length;
       const target = this.targetList();
+      if (this.walrusTargets.length !== beforeTarget) throw new NotSure();
       this.check(target, "assign");
       loopVariables.push(...namesIn(target));
       this.expect("in");
@@ -870,6 +954,7 @@ class Parser {
       if (this.walrusTargets.length !== before) throw new NotSure();
       while (this.accept("if")) this.disjunction();
     } while (this.is("for"));
+    this.depth--;
     const walrusTargets = this.walrusTargets.slice(walruses);
     const inClassBody = this.inDefinition && !this.inFunction;
     if (this.yields !== yields || (walrusTargets.length > 0 && inClassBody)) throw new NotSure();

@@ -51,14 +51,10 @@ const octalLike = /^0[0-9_]*[1-9][0-9_]*$/;
 const stringPrefix = /^(?:[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/;
 // The characters that end a name or a number: one right after either is a mistake or a Unicode name.
 const wordLike = /[A-Za-z0-9_\u0080-\uffff]/;
-// Bracket nesting kept well below CPython's limits, where its own messages would differ.
+// Brackets (f-strings' fields and their brackets counted in) and f-strings within f-strings, kept well
+// below CPython's limits, where its own messages would differ.
 const maxNesting = 60;
-// Operators, brackets and trailers on one logical line: each may nest CPython's tree one level deeper, and
-// its compiler gives up (RecursionError) a few hundred levels down.
-const maxDepth = 200;
-const deepening: ReadonlySet<string> = new Set(
-  "+ - * / // % @ ** << >> & | ^ ~ . ( [ { not if lambda".split(" "),
-);
+const maxFieldNesting = 20;
 // CPython refuses decimal integers longer than this (sys.int_info.default_max_str_digits).
 const maxDigits = 4300;
 
@@ -85,16 +81,17 @@ export function tokenize(source: string): Token[] {
 class Lexer {
   readonly tokens: Token[] = [];
   pos = 0;
-  /** Tokens on the logical line so far that may nest CPython's tree, f-strings' fields included. */
-  depth = 0;
   private readonly indents = [0];
   /** The brackets open here, innermost last: the closer each waits for, and where it opened. */
   private readonly open: { closer: string; at: number }[] = [];
 
   constructor(
     readonly source: string,
-    /** Set for an f-string's replacement field: whether the string is triple-quoted. */
-    private readonly field?: { triple: boolean },
+    /**
+     * Set for an f-string's replacement field: whether the string is triple-quoted, and the brackets and
+     * fields open around the field.
+     */
+    private readonly field?: { triple: boolean; brackets: number; fields: number },
   ) {}
 
   lines(): void {
@@ -171,7 +168,6 @@ class Lexer {
 
   /** The tokens of one logical line, through its NEWLINE: lines join inside brackets and after a `\`. */
   private logicalLine(): void {
-    this.depth = 0;
     const first = this.tokens.length;
     // CPython's NEWLINE token begins where a comment that ends the line does.
     let comment: number | undefined;
@@ -256,10 +252,7 @@ class Lexer {
       if (!stringPrefix.test(text)) throw new NotSure();
       this.string(start, text);
     } else if (wordLike.test(next)) throw new NotSure();
-    else {
-      if (deepening.has(text) && ++this.depth > maxDepth) throw new NotSure();
-      this.push(keywords.has(text) ? "keyword" : "name", text, start);
-    }
+    else this.push(keywords.has(text) ? "keyword" : "name", text, start);
   }
 
   private number(): void {
@@ -285,15 +278,20 @@ class Lexer {
     const text = twoOrThree.has(three) ? three : twoOrThree.has(two) ? two : source[pos];
     if (text === undefined || !(twoOrThree.has(text) || single.has(text))) throw new NotSure();
     this.bracket(text);
-    if (deepening.has(text) && ++this.depth > maxDepth) throw new NotSure();
     this.pos += text.length;
     this.push("op", text, pos);
+  }
+
+  /** Brackets open here and around, an f-string's field counted as one. */
+  private brackets(): number {
+    return this.open.length + (this.field?.brackets ?? 0);
   }
 
   private bracket(text: string): void {
     const closer = closers[text];
     if (closer) {
-      if (this.open.push({ closer, at: this.pos }) > maxNesting) throw new NotSure();
+      this.open.push({ closer, at: this.pos });
+      if (this.brackets() > maxNesting) throw new NotSure();
     } else if (text === ")" || text === "]" || text === "}") {
       if (this.open.pop()?.closer !== text) throw new NotSure();
     }
@@ -393,12 +391,12 @@ class Lexer {
   /** One `{…}` of an f-string from just after its `{`; returns the offset after its `}`. */
   private replacementField(from: number, fields: Token[][], triple: boolean, nested: boolean): number {
     const { source } = this;
-    const lexer = new Lexer(source, { triple });
+    const depth = (this.field?.fields ?? 0) + 1;
+    if (depth > maxFieldNesting) throw new NotSure();
+    const lexer = new Lexer(source, { triple, brackets: this.brackets() + 1, fields: depth });
     lexer.pos = from;
     const tokens = lexer.fieldTokens();
     if (tokens.length === 1) throw new NotSure();
-    this.depth += lexer.depth + 1;
-    if (this.depth > maxDepth) throw new NotSure();
     fields.push(tokens);
     let pos = lexer.pos;
     // `{x=}` and `{x = }` write the expression's text before its value.
