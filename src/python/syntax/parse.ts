@@ -591,9 +591,7 @@ class Parser {
     const state = { seen: new Set<string>(), positional: 0, defaulted: false, star: false, bareStar: false };
     while (!this.is(closer)) {
       if (this.accept("**")) {
-        this.parameter(state, annotated);
-        // `**kwargs` comes last, and a bare `*` needs a parameter after it before that.
-        if (state.bareStar || (this.accept(",") && !this.is(closer))) throw new NotSure();
+        this.keywordsParameter(state, closer, annotated);
         return;
       }
       if (this.accept("/")) this.slash(state);
@@ -602,6 +600,14 @@ class Parser {
       if (!this.accept(",")) break;
     }
     if (state.bareStar) throw new NotSure();
+  }
+
+  /** `**kwargs`, which comes last. */
+  private keywordsParameter(state: ParameterState, closer: string, annotated: boolean): void {
+    // A bare `*` needs a parameter after it before `**`; said before reading on, as CPython does.
+    if (state.bareStar) throw new NotSure();
+    this.parameter(state, annotated);
+    if (this.accept(",") && !this.is(closer)) throw new NotSure();
   }
 
   private slash(state: ParameterState): void {
