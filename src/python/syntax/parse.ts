@@ -57,6 +57,7 @@ const binaryLevels: readonly ReadonlySet<string>[] = [
   new Set(["+", "-"]),
   new Set(["*", "/", "//", "%", "@"]),
 ];
+// What may follow a `yield` without a value.
 const ends: ReadonlySet<string> = new Set([")", "]", "}", "=", ";", ":"]);
 // CPython stops at 20 statically nested blocks; deeper code is left to it.
 const maxBlocks = 15;
@@ -70,7 +71,8 @@ const other: Expr = { kind: "other" };
  * Parses a cell's tokens as CPython parses a module (the grammar and the compiler's checks of targets,
  * arguments, parameters, `return`, `yield`, `break` and `continue`), throwing NotSure at anything it
  * would reject or that is left to it: `async`, `await`, `match`, `type`, `global`, `nonlocal`,
- * `except*`, type parameters, `from __future__`, `with (…)`.
+ * `except*`, type parameters, `from __future__`. A mistake whose words CPython's are known to be
+ * carries them (`NotSure.known`).
  */
 export function parseCell(tokens: Token[]): ParsedCell {
   const parser = new Parser(tokens);
