@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { copySamples, pairRatios, timeCommands } from "./lib.js";
+import { commandPairRow, copySamples, timeCommands } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 
@@ -17,16 +17,17 @@ export async function measureCoverage({ runs = 7 } = {}) {
     const project = copySamples(root);
     const test = [process.execPath, bass, "test", "--project", project];
     const [plain, covered] = timeCommands([test, [...test, "--coverage"]], { runs, cwd: root });
-    const ratio = pairRatios(covered, plain);
     return [
-      {
+      commandPairRow({
         name: "bass test --coverage",
-        value: covered.median,
-        baseline: { ms: plain.median, label: "bass test without it (CPU)" },
-        ratio,
+        measured: covered,
+        baseline: plain,
+        label: "bass test without it (CPU)",
         goal: { text: "at most 1.2×", max: 1.2, of: "ratio" },
-        note: `bass test of the samples' suite (59 cases) with --coverage takes ${ratio.median.toFixed(2)}× the CPU of the same command without it (${covered.median.toFixed(0)} vs ${plain.median.toFixed(0)} ms, whole processes, spread ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×, ${runs} pairs after a warm-up)`,
-      },
+        runs,
+        says: (ratio, figures) =>
+          `bass test of the samples' suite (59 cases) with --coverage takes ${ratio}× the CPU of the same command without it (${figures})`,
+      }),
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

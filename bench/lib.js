@@ -43,6 +43,23 @@ export function pairRatios(a, b) {
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
+/**
+ * The row of a command against a baseline command, both timed whole in the same rounds: `says(ratio)`
+ * words what was measured, and the figures (medians, spread, pairs) follow it.
+ */
+export function commandPairRow({ name, measured, baseline, label, goal, runs, says }) {
+  const ratio = pairRatios(measured, baseline);
+  const figures = `${measured.median.toFixed(0)} vs ${baseline.median.toFixed(0)} ms, whole processes, spread ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×, ${runs} pairs after a warm-up`;
+  return {
+    name,
+    value: measured.median,
+    baseline: { ms: baseline.median, label },
+    ratio,
+    goal,
+    note: says(ratio.median.toFixed(2), figures),
+  };
+}
+
 function wallTime(argv, cwd, env) {
   const started = performance.now();
   runCommand(argv, cwd, env);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFINITION, PYTHON_DEFINITION } from "./definitions.js";
-import { pairRatios, runCommand, timeCommands } from "./lib.js";
+import { commandPairRow, runCommand, timeCommands } from "./lib.js";
 
 const bass = fileURLToPath(new URL("../bin/bass.cjs", import.meta.url));
 
@@ -33,16 +33,17 @@ export async function measurePythonValidate({ runs = 5 } = {}) {
       runs,
       cwd: root,
     });
-    const ratio = pairRatios(python, javascript);
     return [
-      {
+      commandPairRow({
         name: "validate, a Python definition",
-        value: python.median,
-        baseline: { ms: javascript.median, label: "the same in JavaScript (CPU)" },
-        ratio,
+        measured: python,
+        baseline: javascript,
+        label: "the same in JavaScript (CPU)",
         goal: { text: "at most 2×", max: 2, of: "ratio" },
-        note: `bass validate of a project with one Python definition takes ${ratio.median.toFixed(2)}× the CPU of the same project in JavaScript (${python.median.toFixed(0)} vs ${javascript.median.toFixed(0)} ms, whole processes, spread ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×, ${runs} pairs after a warm-up): the cells are read without CPython`,
-      },
+        runs,
+        says: (ratio, figures) =>
+          `bass validate of a project with one Python definition takes ${ratio}× the CPU of the same project in JavaScript (${figures}): the cells are read without CPython`,
+      }),
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });
