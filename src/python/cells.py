@@ -814,8 +814,8 @@ class Cell:
 
     def __init__(self, code, filename):
         self.filename = filename
-        text = code.strip()
-        if "\n" not in text:
+        text = _one_line(code)
+        if text is not None:
             try:
                 self.code = _compiled(text, filename, "eval")
                 self.expression = True
@@ -824,6 +824,12 @@ class Cell:
                 pass
         self.code = _compiled(code, filename, "exec")
         self.expression = False
+
+
+def _one_line(code):
+    """A one-line cell's text without the blanks around it, which Cell tries as an expression; else None."""
+    text = code.strip()
+    return None if "\n" in text else text
 
 
 def _compiled(code, filename, mode):
@@ -1289,8 +1295,8 @@ def _line_of(trace, filename):
 def _as_compiled(code):
     """A cell's tree as Cell compiles it (a one-line cell without the blanks around it), at the cell's own
     lines and columns."""
-    text = code.strip()
-    if "\n" in text or not code[:1].isspace():
+    text = _one_line(code)
+    if text is None or not code[:1].isspace():
         return _ast.parse(code)
     tree = _ast.parse(text)
     leading = code[: code.index(text)]
