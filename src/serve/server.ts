@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { listenError } from "../listen-error.js";
 import { type Batch, createBatch } from "./batch.js";
+import { type Connections, trackConnections } from "./connections.js";
 import type { HandledResponse, ServeRequest } from "./context.js";
 import { createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
@@ -20,7 +21,10 @@ export interface StartServerOptions {
   /** A request's headers must arrive within this (default 10 s), the whole request within `requestTimeoutMs`: else 408. */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** Open connections at most (default 512); Node closes the ones over it at once. */
+  /**
+   * Open connections at most (default 512): one more closes the connection idle the longest, or is
+   * answered 503 when every other one is answering a request.
+   */
   maxConnections?: number;
   handle(request: ServeRequest): Promise<HandledResponse>;
   /** One line per request: method, path (masked), status, duration, run id. */
@@ -39,14 +43,16 @@ export interface RunningServer {
 const maxHeaderSize = 16 * 1024;
 // How often Node looks for requests past their time-outs: their 408 comes within this of the time-out.
 const timeoutCheckMs = 500;
+// How long a connection serve closes after a problem of its own may stay for its client to read it.
+const lingerMs = 1000;
 
 /** serve's only node:http: reads each request within the limits, hands it to the handler, writes the answer. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const answers = createAnswerQueue();
-  const { logError } = options;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
   // The request being handled on each socket: an error of its connection is answered on its response, once.
   const handling = new WeakMap<Duplex, { request: IncomingMessage; response: NodeResponse }>();
   const onRequest = (request: IncomingMessage, response: NodeResponse) => {
@@ -56,7 +62,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     response.once("close", () => {
       if (handling.get(request.socket)?.response === response) handling.delete(request.socket);
     });
-    serve(request, response, options, answers, logError)
+    serve(request, response, edge)
       .then((handled) => {
         const run = handled.runId ? ` run ${handled.runId}` : "";
         const replayed = handled.replayed ? " replayed" : "";
@@ -73,17 +79,22 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const server = createServer(
     {
       maxHeaderSize,
-      keepAliveTimeout: 5000,
+      // A connection between requests is waiting for the next one's headers: it gets no longer than they may take.
+      keepAliveTimeout: Math.min(5000, headersTimeout),
       // A request without Host gets serve's own 400 problem, not Node's bare one.
       requireHostHeader: false,
-      headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout),
+      headersTimeout,
       requestTimeout,
       connectionsCheckingInterval: timeoutCheckMs,
     },
     onRequest,
   );
-  server.maxConnections = options.maxConnections ?? 512;
+  const connections = trackConnections(server, options.maxConnections ?? 512, (socket) => {
+    const detail = "every connection serve may hold is answering a request; try again";
+    if (answerRaw(socket, 503, detail, { "retry-after": "1" })) options.log("- - 503 0 ms");
+  });
   // `Expect: 100-continue`: a body declared over the limit gets its 413 before the client sends it.
+  const edge: Edge = { options, answers, connections };
   server.on("checkContinue", (request: IncomingMessage, response: NodeResponse) => {
     if (Number(request.headers["content-length"] ?? 0) <= options.bodyLimitBytes) {
       response.writeContinue();
@@ -150,15 +161,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   };
 }
 
-async function serve(
-  request: IncomingMessage,
-  response: NodeResponse,
-  options: StartServerOptions,
-  answers: Batch<Answer>,
-  logError: LogError,
-): Promise<HandledResponse> {
+/** What every request on serve's server is read and answered with, made once. */
+interface Edge {
+  options: StartServerOptions;
+  answers: Batch<Answer>;
+  connections: Connections;
+}
+
+async function serve(request: IncomingMessage, response: NodeResponse, edge: Edge): Promise<HandledResponse> {
+  const { options, answers } = edge;
   const target = request.url ?? "/";
   const body = await readBody(request, options.bodyLimitBytes);
+  // From here its connection answers a request, and is closed for no newcomer until the answer is done.
+  response.once("close", edge.connections.answering(request.socket));
   const handled: HandledResponse =
     body === undefined
       ? {
@@ -189,7 +204,7 @@ async function serve(
     response.writeHead(handled.status, headers);
   } catch (error) {
     // Headers Node refuses to send (the engine checks a run's own): an answer still goes out, and its log line.
-    const problem = problemFor(error, logError);
+    const problem = problemFor(error, options.logError);
     const text = Buffer.from(problem.body as string);
     response.writeHead(500, { ...problem.headers, "content-length": String(text.byteLength) });
     response.end(text);
@@ -298,14 +313,20 @@ function unparsedProblem(error: NodeJS.ErrnoException): { status: number; detail
 
 /**
  * Writes a problem straight to a socket that has no response object (Node never made a request of what
- * it read) and closes it. Returns the status sent, or nothing to a client that has gone.
+ * it read) and closes it, without waiting for a client that does not read: a socket half closed would stay
+ * open for as long as its client likes. Returns the status sent, or nothing to a client that has gone.
  */
-function answerRaw(socket: Duplex, status: number, detail: string): number | undefined {
+function answerRaw(
+  socket: Duplex,
+  status: number,
+  detail: string,
+  extra: Record<string, string> = {},
+): number | undefined {
   if (!socket.writable) {
     socket.destroy();
     return undefined;
   }
-  const { headers, body } = problemResponse(createProblem(status, detail));
+  const { headers, body } = problemResponse(createProblem(status, detail), extra);
   const head = Object.entries({
     ...headers,
     "content-length": String(Buffer.byteLength(body)),
@@ -314,5 +335,7 @@ function answerRaw(socket: Duplex, status: number, detail: string): number | und
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+  const linger = setTimeout(() => socket.destroy(), lingerMs).unref();
+  socket.once("close", () => clearTimeout(linger));
   return status;
 }
