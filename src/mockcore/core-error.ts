@@ -11,6 +11,7 @@ export type ErrorCode =
   | "ACCOUNT_INACTIVE"
   | "INSUFFICIENT_FUNDS"
   | "CURRENCY_MISMATCH"
+  | "IDEMPOTENCY_KEY_REUSED"
   | "INTERNAL";
 
 /** What an amount must look like, for the messages that reject one. */

@@ -26,7 +26,11 @@ export function serializeLedger(ledger: Ledger): string {
       ...accountView(account),
       transactions: account.transactions.map(transactionView),
     })),
-    transfers: [...transfers].map(([idempotencyKey, answer]) => ({ idempotencyKey, ...answer })),
+    transfers: [...transfers].map(([idempotencyKey, { fingerprint, answer }]) => ({
+      idempotencyKey,
+      fingerprint,
+      ...answer,
+    })),
   };
   return `${JSON.stringify(data, null, 2)}\n`;
 }
@@ -69,7 +73,9 @@ export function deserializeLedger(text: string, options: LedgerOptions = {}): Le
       creditTxnId: string(item, "creditTxnId", at),
       postedAt: string(item, "postedAt", at),
     };
-    ledger.state.transfers.set(string(item, "idempotencyKey", at), answer);
+    // A key kept before fingerprints were: no later request can be shown to be its own, so none replays it.
+    const fingerprint = item.fingerprint === undefined ? "" : string(item, "fingerprint", at);
+    ledger.state.transfers.set(string(item, "idempotencyKey", at), { fingerprint, answer });
   }
   return ledger;
 }

@@ -66,13 +66,19 @@ export interface TransferAnswer {
   postedAt: string;
 }
 
+/** A transfer's first answer, and the fingerprint of the request that got it: a key is one request's. */
+export interface KeyedTransfer {
+  fingerprint: string;
+  answer: TransferAnswer;
+}
+
 export type IdKind = "person" | "account" | "transfer" | "txn";
 
 export interface LedgerState {
   persons: Map<string, Person>;
   accounts: Map<string, Account>;
-  /** The first answer to each idempotency key. */
-  transfers: Map<string, TransferAnswer>;
+  /** The first answer to each idempotency key, with its request's fingerprint. */
+  transfers: Map<string, KeyedTransfer>;
   /** The number the next id of each kind is made from. */
   sequences: Record<IdKind, number>;
   /** Goes up with every change, so a caller can tell whether an operation changed anything. */

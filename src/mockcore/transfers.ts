@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isObject } from "../objects.js";
 import { post } from "./accounts.js";
 import { amountRule, coreError, invalid, notFound, statusWord } from "./core-error.js";
@@ -14,9 +15,10 @@ import { formatMoney, type Minor, parseAmount } from "./money.js";
 /**
  * `POST /core/v1/transfers` (`X-Idempotency-Key` optional): posts the debit and the credit together,
  * 201 `{ transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt }`. A key already used gets
- * its first answer again and posts nothing. Errors: 400 bad body or amount, 404 unknown account,
- * 409 account closed or inactive, 422 currency mismatch or insufficient funds. Only a posted
- * transfer keeps its key, so a rejected one can be retried with the same key.
+ * its first answer again and posts nothing, when it comes with the same transfer; with another it gets 422
+ * `IDEMPOTENCY_KEY_REUSED` (a 201 would tell of money that never moved). Errors: 400 bad body or amount,
+ * 404 unknown account, 409 account closed or inactive, 422 currency mismatch or insufficient funds. Only
+ * a posted transfer keeps its key, so a rejected one can be retried with the same key.
  */
 export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string): LedgerResult {
   const { state } = ledger;
@@ -24,7 +26,9 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
     if (idempotencyKey.length < 1 || idempotencyKey.length > 255)
       return invalid("X-Idempotency-Key must have 1 to 255 characters");
     const first = state.transfers.get(idempotencyKey);
-    if (first) return { status: 201, body: { ...first } };
+    if (first?.fingerprint === transferFingerprint(body)) return { status: 201, body: { ...first.answer } };
+    if (first)
+      return coreError(422, "IDEMPOTENCY_KEY_REUSED", "this X-Idempotency-Key was used for another transfer");
   }
   const read = readTransfer(body);
   if ("status" in read) return read;
@@ -42,9 +46,18 @@ export function transfer(ledger: Ledger, body: unknown, idempotencyKey?: string)
   post(from, "D", amount, text ?? `Transfer to ${to.accountNumber}`, postedAt, debitTxnId);
   post(to, "C", amount, text ?? `Transfer from ${from.accountNumber}`, postedAt, creditTxnId);
   const answer: TransferAnswer = { transferId, status: "POSTED", debitTxnId, creditTxnId, postedAt };
-  if (idempotencyKey !== undefined) state.transfers.set(idempotencyKey, answer);
+  if (idempotencyKey !== undefined)
+    state.transfers.set(idempotencyKey, { fingerprint: transferFingerprint(body), answer });
   state.revision++;
   return { status: 201, body: { ...answer } };
+}
+
+/** The sha256 of what a transfer asks for: the same accounts, amount, currency and memo are the same transfer. */
+export function transferFingerprint(body: unknown): string {
+  const asked = isObject(body)
+    ? [body.fromAccount, body.toAccount, body.amount, body.currency, body.memo ?? null]
+    : (body ?? null);
+  return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
 }
 
 /** A transfer's body, each field checked. */

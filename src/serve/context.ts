@@ -15,6 +15,8 @@ export interface ServeRequest {
   url: string;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   body: Uint8Array;
+  /** The client's address: under `auth: none`, what tells one caller's Idempotency-Keys from another's. */
+  remoteAddress?: string | undefined;
 }
 
 /** A response, with what the server's log line tells about it. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { CompiledIntegration } from "../engine/compile.js";
 import type { RunOptions } from "../engine/run.js";
 import type { OutputData, RunInput } from "../engine/types.js";
@@ -142,6 +143,8 @@ interface EndpointRequest {
   served: ReturnType<ServeContext["current"]>;
   /** Its credential's scope: Idempotency-Keys are per credential. */
   scope: string;
+  /** The Idempotency-Key as the run sees it, scoped to its caller; absent without one. */
+  passedKey?: string | undefined;
 }
 
 /** Checks the body and the Idempotency-Key, then runs the endpoint's integration or answers for it. */
@@ -172,13 +175,33 @@ async function handleEndpoint(context: ServeContext, endpoint: EndpointRequest):
   if (key === undefined) return runInSlot(context, endpoint, parsed, undefined);
   if (!isIdempotencyKey(key))
     return answer(pathname, 400, "Idempotency-Key must be 1 to 64 visible characters");
+  const caller = callerOf(scope, request);
   // A NUL cannot be in a key: no scope and key run into another's.
   const decision = await context.idempotency.begin(
-    `${scope}\u0000${key}`,
+    `${caller}\u0000${key}`,
     requestFingerprint(request.method, pathname, request.body),
   );
-  if (decision.kind === "run") return runInSlot(context, endpoint, parsed, decision);
+  if (decision.kind === "run")
+    return runInSlot(context, { ...endpoint, passedKey: passedKey(caller, key) }, parsed, decision);
   return answerRepeat(decision, pathname);
+}
+
+/**
+ * Whose Idempotency-Keys a request's are (docs/behaviour.md#bass-serve): its credential's, or under
+ * `auth: none` its client's address (IPv4 written alike on an IPv6 socket).
+ */
+function callerOf(scope: string, request: ServeRequest): string {
+  if (scope !== "none") return scope;
+  return `client:${(request.remoteAddress ?? "").replace(/^::ffff:(?=\d+\.)/, "")}`;
+}
+
+/**
+ * The key a run passes on to a system: the caller's own key behind a tag of the caller, so two callers'
+ * same key are two keys there too, and a system that replays by key alone never gives one the other's
+ * answer. The tag is stable across restarts, and names no credential.
+ */
+function passedKey(caller: string, key: string): string {
+  return `${createHash("sha256").update(caller).digest("hex").slice(0, 16)}.${key}`;
 }
 
 /** The answer to a key seen before: the first answer again, byte for byte, or why the request cannot run now. */
@@ -190,6 +213,12 @@ function answerRepeat(
     return answer(pathname, 409, "a request with this Idempotency-Key is still running");
   if (decision.kind === "mismatch")
     return answer(pathname, 422, "this Idempotency-Key was used with another request");
+  if (decision.kind === "unreadable")
+    return answer(
+      pathname,
+      503,
+      "what this Idempotency-Key answered before cannot be read, so the request is not run again; the server's log names the file",
+    );
   const { status, headers, body, logPath } = decision.response;
   return {
     status,
@@ -214,7 +243,7 @@ interface ParsedRequest {
 /** Runs the endpoint in one of the limiter's slots, or answers 503 when none is free. */
 async function runInSlot(
   context: ServeContext,
-  { request, url, match, served, scope }: EndpointRequest,
+  { request, url, match, served, scope, passedKey }: EndpointRequest,
   { payload, query, files }: ParsedRequest,
   first: FirstRun | undefined,
 ): Promise<HandledResponse> {
@@ -226,12 +255,14 @@ async function runInSlot(
     });
   }
   try {
+    const headers = plainHeaders(request.headers);
+    if (passedKey !== undefined) headers["idempotency-key"] = passedKey;
     const input = {
       payload,
       method: request.method,
       path: match.params,
       params: query,
-      headers: plainHeaders(request.headers),
+      headers,
       fullpath: url.pathname + url.search,
       user: userOf(scope, header(request, "authorization")),
       ...(files ? { files } : {}),

@@ -23,7 +23,9 @@ export type IdempotencyDecision =
   /** The same key and request while the first still runs: 409. */
   | { kind: "in-progress" }
   /** The same key with another request (body, method or path), also while the first runs: 422. */
-  | { kind: "mismatch" };
+  | { kind: "mismatch" }
+  /** The key's file is there but cannot be read (warned, naming it): 503, never a run that may repeat the first. */
+  | { kind: "unreadable"; file: string };
 
 /**
  * The `Idempotency-Key` layer (docs/behaviour.md#bass-serve). Answered keys are kept on disk, one file per key, so a
@@ -44,7 +46,7 @@ export interface IdempotencyStoreOptions {
   ttlSeconds: number;
   /** Seals each stored answer (the project's state key). */
   sealer: Sealer;
-  /** Told once when an entry does not open with the key (the key changed): such entries count as absent. */
+  /** Told of each key's file that cannot be read or opened, naming it: its key is answered 503 until it is mended. */
   warn?: (message: string) => void;
   clock?: () => number;
   /** Bytes of stored entries kept in memory, least recently used dropped first (default 16 MiB); the rest is read from disk. */
@@ -79,13 +81,16 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   const writes = new Set<Promise<unknown>>();
   let lastSweep = Number.NEGATIVE_INFINITY;
   let sweeping: Promise<void> | undefined;
-  let warned = false;
-  const unopened = () => {
-    if (warned) return;
-    warned = true;
-    options.warn?.(
-      `an Idempotency-Key answer in ${dir} does not open with this state key (was BASS_STATE_KEY or .bass/state.key changed?): such keys run again`,
-    );
+  // Each file is named once: a client retrying its key would otherwise fill the log.
+  const warned = new Set<string>();
+  const unreadable = (file: string, why: string): Unreadable => {
+    if (!warned.has(file)) {
+      warned.add(file);
+      options.warn?.(
+        `the Idempotency-Key answer ${file} cannot be read (${why}): its key is answered 503 until the file is restored or removed`,
+      );
+    }
+    return { unreadable: file };
   };
 
   // Everything that reads or writes one key's file runs one at a time, so no decision rests on a stale read.
@@ -98,7 +103,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   };
   const expired = (entry: Entry, now: number) => now - entry.storedAt >= ttlMs;
   const lookup = async (hash: string) =>
-    cache.get(hash) ?? (await readEntry(dir, hash, options.sealer, unopened));
+    cache.get(hash) ?? (await readEntry(dir, hash, options.sealer, unreadable));
   const remove = async (hash: string) => {
     cache.delete(hash);
     await unlink(join(dir, `${hash}.json`)).catch(() => {});
@@ -143,8 +148,9 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
   const sweepEntry = (hash: string) =>
     exclusive(hash, async () => {
       const entry = await lookup(hash);
-      // Under the key's turn, so a response completed meanwhile is read here, never deleted unseen.
-      if (!entry || expired(entry, clock())) await remove(hash);
+      // Under the key's turn, so a response completed meanwhile is read here, never deleted unseen; a file
+      // that cannot be read is older than the TTL and has no key that could still replay it.
+      if (!entry || "unreadable" in entry || expired(entry, clock())) await remove(hash);
     });
 
   // A key answered before: its answer again for the same request, a mismatch for another.
@@ -152,6 +158,19 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
     cache.set(hash, entry);
     if (entry.fingerprint !== fingerprint) return { kind: "mismatch" };
     return { kind: "replay", response: copyResponse(entry.response) };
+  };
+
+  // What a key no request of which runs now does, from its file's entry.
+  const decide = async (
+    hash: string,
+    fingerprint: string,
+    entry: Entry | Unreadable | undefined,
+    now: number,
+  ): Promise<IdempotencyDecision> => {
+    if (entry && "unreadable" in entry) return { kind: "unreadable", file: entry.unreadable };
+    if (entry && !expired(entry, now)) return answered(hash, entry, fingerprint);
+    if (entry) await remove(hash);
+    return claim(hash, fingerprint);
   };
 
   const claim = (hash: string, fingerprint: string): IdempotencyDecision => {
@@ -190,10 +209,7 @@ export function createIdempotencyStore(options: IdempotencyStoreOptions): Idempo
         const first = running.get(hash);
         if (first !== undefined)
           return first === fingerprint ? { kind: "in-progress" } : { kind: "mismatch" };
-        const entry = await lookup(hash);
-        if (entry && !expired(entry, now)) return answered(hash, entry, fingerprint);
-        if (entry) await remove(hash);
-        return claim(hash, fingerprint);
+        return decide(hash, fingerprint, await lookup(hash), now);
       });
     },
 
@@ -217,31 +233,47 @@ export function requestFingerprint(method: string, path: string, body: Uint8Arra
     .digest("hex");
 }
 
+/** A key's file that is there but cannot be read: what its key may have answered is unknown. */
+interface Unreadable {
+  unreadable: string;
+}
+
 /**
- * The entry in a key's file; a missing, unreadable, partial or foreign file is absent, and so is one whose
- * sealed answer does not open with the key (`unopened` is told).
+ * The entry in a key's file, undefined when there is none. A file that cannot be read, is not JSON, has
+ * the wrong shape or does not open with the state key is `unreadable` (told, naming it): the key was
+ * answered once, so running it again could do twice what its first request did.
  */
 async function readEntry(
   dir: string,
   hash: string,
   sealer: Sealer,
-  unopened: () => void,
-): Promise<Entry | undefined> {
-  const text = await readFile(join(dir, `${hash}.json`), "utf8").catch(() => undefined);
-  if (text === undefined) return undefined;
-  const value = parseJson(text);
-  if (!isObject(value) || value.key !== hash || typeof value.sealed !== "string") return undefined;
-  const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
-  if (Number.isNaN(storedAt)) return undefined;
-  const plain = sealer.open(value.sealed, hash);
-  if (!plain) {
-    unopened();
-    return undefined;
+  unreadable: (file: string, why: string) => Unreadable,
+): Promise<Entry | Unreadable | undefined> {
+  const file = join(dir, `${hash}.json`);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    // No file, or no folder that could hold one.
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    return unreadable(file, code ?? String(error));
   }
+  const value = parseJson(text);
+  if (!isObject(value) || value.key !== hash || typeof value.sealed !== "string")
+    return unreadable(file, "it is not an idempotency entry of bass's");
+  const storedAt = typeof value.stored_at === "string" ? Date.parse(value.stored_at) : Number.NaN;
+  if (Number.isNaN(storedAt)) return unreadable(file, "its stored_at is not a time");
+  const plain = sealer.open(value.sealed, hash);
+  if (!plain)
+    return unreadable(
+      file,
+      "it does not open with this state key: was BASS_STATE_KEY or .bass/state.key changed?",
+    );
   const sealed = parseJson(plain.toString("utf8"));
-  if (!isObject(sealed) || typeof sealed.fingerprint !== "string") return undefined;
-  const response = storedResponse(sealed.response);
-  if (!response) return undefined;
+  const response = isObject(sealed) ? storedResponse(sealed.response) : undefined;
+  if (!isObject(sealed) || typeof sealed.fingerprint !== "string" || !response)
+    return unreadable(file, "its sealed answer has the wrong shape");
   return { fingerprint: sealed.fingerprint, storedAt, response, size: Buffer.byteLength(text) };
 }
 

@@ -185,6 +185,7 @@ async function serve(request: IncomingMessage, response: NodeResponse, edge: Edg
           url: target,
           headers: request.headers,
           body,
+          remoteAddress: request.socket.remoteAddress,
         });
   // Answered already, by an error of its connection (a time-out, a broken body): nothing more to send.
   if (response.headersSent || response.destroyed) return handled;

@@ -4,7 +4,7 @@ import { openAccount } from "../../src/mockcore/accounts.js";
 import { createDemoLedger } from "../../src/mockcore/demo-data.js";
 import type { Ledger, LedgerResult } from "../../src/mockcore/ledger.js";
 import { formatMoney } from "../../src/mockcore/money.js";
-import { transfer } from "../../src/mockcore/transfers.js";
+import { transfer, transferFingerprint } from "../../src/mockcore/transfers.js";
 
 const clock = () => new Date("2026-02-01T12:00:00Z");
 
@@ -59,24 +59,31 @@ function setUp(extra: [string, bigint | undefined][]): { ledger: Ledger; account
   return { ledger, accounts: [...ledger.state.accounts.keys()] };
 }
 
+interface FirstAnswer {
+  result: LedgerResult;
+  fingerprint: string;
+}
+
 /**
- * A repeated key answers as it first did and posts nothing, a new transfer posts its two legs, a refused one
- * none; a key's first posted answer goes into `firstAnswers`.
+ * A repeated key answers as it first did and posts nothing (422 for another transfer), a new transfer posts
+ * its two legs, a refused one none; a key's first posted answer goes into `firstAnswers` by its transfer.
  */
 function expectPosted(
   ledger: Ledger,
   before: number,
   result: LedgerResult,
   key: string | undefined,
-  firstAnswers: Map<string, LedgerResult>,
+  firstAnswers: Map<string, FirstAnswer>,
+  fingerprint: string,
 ): void {
   const first = key === undefined ? undefined : firstAnswers.get(key);
   if (first) {
-    expect(result).toEqual(first);
+    if (first.fingerprint === fingerprint) expect(result).toEqual(first.result);
+    else expect(result).toMatchObject({ status: 422, body: { errorCode: "IDEMPOTENCY_KEY_REUSED" } });
     expect(postings(ledger)).toBe(before);
   } else if (result.status === 201) {
     expect(postings(ledger)).toBe(before + 2);
-    if (key !== undefined) firstAnswers.set(key, result);
+    if (key !== undefined) firstAnswers.set(key, { result, fingerprint });
   } else {
     expect(postings(ledger)).toBe(before);
   }
@@ -98,14 +105,15 @@ describe("transfers, over any sequence of them", () => {
       fc.property(extraAccountsArb, fc.array(transferArb, { maxLength: 40 }), (extra, transfers) => {
         const { ledger, accounts } = setUp(extra);
         const sums = totals(ledger);
-        const firstAnswers = new Map<string, LedgerResult>();
+        const firstAnswers = new Map<string, FirstAnswer>();
         for (const { from, to, amount, currency, key } of transfers) {
           const fromAccount = accounts[from % accounts.length];
           const toAccount = accounts[to % accounts.length];
           const before = postings(ledger);
-          const result = transfer(ledger, { fromAccount, toAccount, amount, currency }, key);
+          const body = { fromAccount, toAccount, amount, currency };
+          const result = transfer(ledger, body, key);
 
-          expectPosted(ledger, before, result, key, firstAnswers);
+          expectPosted(ledger, before, result, key, firstAnswers, transferFingerprint(body));
 
           expect(totals(ledger)).toEqual(sums);
           expectBalancesHold(ledger);

@@ -398,12 +398,22 @@ describe("transfer", () => {
     expect(transfer(createDemoLedger(clock), sampleTransfer, key).status).toBe(400);
   });
 
-  it("answers a repeated key with the first answer and posts nothing more, whatever the body", () => {
+  it("answers a repeated key with the first answer and posts nothing more, and refuses it for another transfer", () => {
     const ledger = createDemoLedger(clock);
     const first = transfer(ledger, sampleTransfer, "key-1");
     const state = serializeLedger(ledger);
     expect(transfer(ledger, sampleTransfer, "key-1")).toEqual(first);
-    expect(transfer(ledger, { ...sampleTransfer, amount: "1.00" }, "key-1")).toEqual(first);
+    expect(transfer(ledger, { ...sampleTransfer, amount: "1.00" }, "key-1")).toMatchObject({
+      status: 422,
+      body: { errorCode: "IDEMPOTENCY_KEY_REUSED" },
+    });
+    // Also after the data file was written and read back.
+    expect(
+      transfer(deserializeLedger(state, { clock }), { ...sampleTransfer, amount: "1.00" }, "key-1"),
+    ).toMatchObject({
+      status: 422,
+    });
+    expect(transfer(deserializeLedger(state, { clock }), sampleTransfer, "key-1")).toEqual(first);
     expect(serializeLedger(ledger)).toBe(state);
     expect(transfer(ledger, sampleTransfer, "key-2").body).toMatchObject({ transferId: "TR00000018" });
     expect(balanceOf(ledger, "1000000001")).toBe("2050.00");

@@ -35,7 +35,10 @@ function readLedger(dir: string) {
   return {
     from: cents("1000000001"),
     to: cents("1000000002"),
-    keys: data.transfers.map((transfer) => transfer.idempotencyKey).filter((key) => key.startsWith("crash-")),
+    // serve passes each key on behind its caller's tag (docs/behaviour.md#bass-serve).
+    keys: data.transfers
+      .map((transfer) => transfer.idempotencyKey.replace(/^[0-9a-f]{16}\./, ""))
+      .filter((key) => key.startsWith("crash-")),
   };
 }
 

@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { createTempDir } from "../_helpers.js";
+import { parse, stringify } from "yaml";
+import { copySamples, createTempDir } from "../_helpers.js";
 import { spawnServe } from "./_serve-process.js";
 
 /** A project with one quick POST endpoint, `/ping`, and the serve settings given. */
@@ -184,4 +187,143 @@ describe.each([
     await expect.poll(() => server.output()).toContain("- - 503 0 ms");
     for (const each of [...streams, fifth]) each.socket.destroy();
   }, 60_000);
+});
+
+/** A copy of the samples, served with `serve` over their own serve settings. */
+function samplesWith(serve: Record<string, unknown>): string {
+  const dir = copySamples();
+  const file = join(dir, "bass.config.yaml");
+  const config = parse(readFileSync(file, "utf8"));
+  writeFileSync(file, stringify({ ...config, serve: { ...config.serve, ...serve } }));
+  return dir;
+}
+
+const transferPath = "/api/v1/core-processor/monetary-internal-transfers";
+
+interface TransferAnswer {
+  status: number;
+  body: { transfer_id?: string; amount?: string; error?: { code: string } } & Record<string, unknown>;
+}
+
+/** POSTs a transfer of `amount` from 1000000001 to 1000000002 with `key`, from `localAddress`. */
+function postTransfer(
+  url: string,
+  key: string,
+  amount: string,
+  { localAddress = "127.0.0.1", authorization }: { localAddress?: string; authorization?: string } = {},
+): Promise<TransferAnswer> {
+  const body = JSON.stringify({
+    from_account_number: "1000000001",
+    to_account_number: "1000000002",
+    amount,
+    currency: "USD",
+  });
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${url}${transferPath}`,
+      {
+        method: "POST",
+        localAddress,
+        headers: {
+          "content-type": "application/json",
+          "idempotency-key": key,
+          ...(authorization && { authorization }),
+        },
+        timeout: 30_000,
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
+
+/** The mock core's balance of an account, in cents, as its data file has it. */
+function coreCents(dir: string, account: string): number {
+  const data = JSON.parse(readFileSync(join(dir, ".bass/mockcore.json"), "utf8")) as {
+    accounts: { accountNumber: string; balances: { ledger: string } }[];
+  };
+  return Math.round(
+    Number(data.accounts.find((each) => each.accountNumber === account)?.balances.ledger) * 100,
+  );
+}
+
+describe.each([
+  ["default workers", {}],
+  ["serve.workers 0", { workers: 0 }],
+])("an Idempotency-Key is its caller's, %s", (_, workers) => {
+  it("posts two bearer tokens' transfers with one key as two transfers, each its own amount", async () => {
+    const dir = samplesWith({
+      ...workers,
+      auth: { type: "bearer", tokens: ["${env:TOKEN_A}", "${env:TOKEN_B}"] },
+    });
+    const server = await spawnServe(dir, { TOKEN_A: "token-a", TOKEN_B: "token-b" });
+    const start = coreCents(dir, "1000000002");
+    const a = await postTransfer(server.url, "shared-key", "10.00", { authorization: "Bearer token-a" });
+    const b = await postTransfer(server.url, "shared-key", "20.00", { authorization: "Bearer token-b" });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body).toMatchObject({ amount: "20.00" });
+    expect(b.body.transfer_id).not.toBe(a.body.transfer_id);
+    // The same transfer under the same key from another caller is another transfer too.
+    const c = await postTransfer(server.url, "same-transfer", "10.00", { authorization: "Bearer token-a" });
+    const d = await postTransfer(server.url, "same-transfer", "10.00", { authorization: "Bearer token-b" });
+    expect([c.status, d.status]).toEqual([201, 201]);
+    expect(d.body.transfer_id).not.toBe(c.body.transfer_id);
+    expect(coreCents(dir, "1000000002")).toBe(start + 5000);
+    // Each caller's repeat is its first answer again, and another transfer under its key is refused.
+    expect(
+      await postTransfer(server.url, "shared-key", "20.00", { authorization: "Bearer token-b" }),
+    ).toEqual(b);
+    const reused = await postTransfer(server.url, "shared-key", "30.00", { authorization: "Bearer token-b" });
+    expect(reused.status).toBe(422);
+    expect(coreCents(dir, "1000000002")).toBe(start + 5000);
+  }, 60_000);
+
+  it("tells two clients apart by their address under auth none", async () => {
+    const dir = samplesWith({ ...workers });
+    const server = await spawnServe(dir);
+    const start = coreCents(dir, "1000000002");
+    const a = await postTransfer(server.url, "shared-key", "10.00", { localAddress: "127.0.0.1" });
+    const b = await postTransfer(server.url, "shared-key", "10.00", { localAddress: "127.0.0.2" });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body.transfer_id).not.toBe(a.body.transfer_id);
+    expect(coreCents(dir, "1000000002")).toBe(start + 2000);
+    expect(await postTransfer(server.url, "shared-key", "10.00", { localAddress: "127.0.0.2" })).toEqual(b);
+    const reused = await postTransfer(server.url, "shared-key", "99.00", { localAddress: "127.0.0.1" });
+    expect(reused.status).toBe(422);
+    expect(coreCents(dir, "1000000002")).toBe(start + 2000);
+  }, 60_000);
+
+  it.each([
+    ["not JSON", "{"],
+    ["of the wrong shape", '{"key":"x"}\n'],
+    ["sealed under another state key", undefined],
+  ])(
+    "answers 503 for a key whose file is %s, names it in a warning, and runs nothing",
+    async (_, text) => {
+      const dir = samplesWith({ ...workers });
+      const first = await spawnServe(dir);
+      expect((await postTransfer(first.url, "kept-key", "10.00")).status).toBe(201);
+      first.child.kill("SIGTERM");
+      await first.exited;
+      const folder = join(dir, ".bass/idempotency");
+      const [name] = readdirSync(folder).filter((each) => each.endsWith(".json"));
+      const file = join(folder, name as string);
+      const env = text === undefined ? { BASS_STATE_KEY: "ab".repeat(32) } : {};
+      if (text !== undefined) writeFileSync(file, text);
+      const second = await spawnServe(dir, env);
+      const moved = coreCents(dir, "1000000002");
+      const answer = await postTransfer(second.url, "kept-key", "10.00");
+      expect(answer.status).toBe(503);
+      expect(JSON.stringify(answer.body)).toContain("cannot be read");
+      await expect.poll(() => second.output()).toContain(file);
+      expect(coreCents(dir, "1000000002")).toBe(moved);
+      expect((await postTransfer(second.url, "kept-key", "10.00")).status).toBe(503);
+    },
+    60_000,
+  );
 });

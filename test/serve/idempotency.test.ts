@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -255,15 +264,29 @@ describe("the idempotency store", () => {
       "a header that is no string",
       entryText("k", { fingerprint: postA, response: { ...response, headers: { a: 1 } } }),
     ],
-  ])("treats %s as absent", async (_, text) => {
+  ])("never runs a key again whose file is %s: it is unreadable, named in one warning", async (_, text) => {
     const dir = createTempDir({ [`${sha256("k")}.json`]: text });
-    const store = createIdempotencyStore({ sealer, dir, ttlSeconds: 60 });
-    const run = expectRun(await store.begin("k", postA));
-    await run.complete(response);
-    expect(await createIdempotencyStore({ sealer, dir, ttlSeconds: 60 }).begin("k", postA)).toEqual({
-      kind: "replay",
-      response,
-    });
+    const warnings: string[] = [];
+    const store = createIdempotencyStore({ sealer, dir, ttlSeconds: 60, warn: (m) => warnings.push(m) });
+    const file = fileOf(dir, "k");
+    expect(await store.begin("k", postA)).toEqual({ kind: "unreadable", file });
+    expect(await store.begin("k", postA)).toEqual({ kind: "unreadable", file });
+    expect(warnings).toEqual([expect.stringContaining(file)]);
+    // Removed by whoever looked at it, the key is free again.
+    rmSync(file);
+    expect((await store.begin("k", postA)).kind).toBe("run");
+  });
+
+  it("never runs a key again whose file it cannot read", async () => {
+    const { dir, store } = createStore();
+    await expectRun(await store.begin("k", postA)).complete(response);
+    // What a read that fails gives (as a file the process may not read does, but root reads any).
+    rmSync(fileOf(dir, "k"));
+    mkdirSync(fileOf(dir, "k"));
+    const warnings: string[] = [];
+    const restarted = createIdempotencyStore({ dir, ttlSeconds: 60, sealer, warn: (m) => warnings.push(m) });
+    expect(await restarted.begin("k", postA)).toEqual({ kind: "unreadable", file: fileOf(dir, "k") });
+    expect(warnings[0]).toContain("EISDIR");
   });
 
   it("reads a valid entry it did not write itself", async () => {
@@ -293,7 +316,7 @@ describe("the idempotency store", () => {
     });
   });
 
-  it("runs a key again whose entry does not open with this key, and warns once", async () => {
+  it("answers unreadable for each key whose entry does not open with this key, naming each file", async () => {
     const { dir, store } = createStore();
     await expectRun(await store.begin("a", postA)).complete(response);
     await expectRun(await store.begin("b", postA)).complete(response);
@@ -305,10 +328,11 @@ describe("the idempotency store", () => {
       sealer: other,
       warn: (m) => warnings.push(m),
     });
-    expect((await restarted.begin("a", postA)).kind).toBe("run");
-    expect((await restarted.begin("b", postA)).kind).toBe("run");
-    expect(warnings).toHaveLength(1);
+    expect((await restarted.begin("a", postA)).kind).toBe("unreadable");
+    expect((await restarted.begin("b", postA)).kind).toBe("unreadable");
+    expect(warnings).toHaveLength(2);
     expect(warnings[0]).toContain("does not open with this state key");
+    expect(warnings[0]).toContain(fileOf(dir, "a"));
   });
 
   it("does not open an entry moved into another key's file", async () => {
@@ -317,7 +341,7 @@ describe("the idempotency store", () => {
     const moved = JSON.parse(readFileSync(fileOf(dir, "a"), "utf8"));
     writeFileSync(fileOf(dir, "b"), JSON.stringify({ ...moved, key: sha256("b") }));
     const restarted = createIdempotencyStore({ dir, ttlSeconds: 60, sealer, warn: () => {} });
-    expect((await restarted.begin("b", postA)).kind).toBe("run");
+    expect((await restarted.begin("b", postA)).kind).toBe("unreadable");
   });
 
   it("keeps recently used entries in memory and reads the others from disk", async () => {
