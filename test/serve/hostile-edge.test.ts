@@ -102,6 +102,26 @@ describe.each([
     for (const each of held) each.socket.destroy();
   }, 60_000);
 
+  it("counts a request whose body is still arriving as idle: a newcomer closes the oldest", async () => {
+    const server = await spawnServe(
+      createTempDir(
+        pingProject({
+          ...workers,
+          max_connections: 20,
+          headers_timeout_ms: 60_000,
+          request_timeout_ms: 60_000,
+        }),
+      ),
+    );
+    const body =
+      "POST /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+    const held = await holdMany(portOf(server.url), 20, body);
+    expect(await ping(server.url)).toBe(200);
+    await (held[0] as HeldSocket).closed;
+    expect(held.slice(1).filter((each) => each.isClosed())).toHaveLength(0);
+    for (const each of held) each.socket.destroy();
+  }, 60_000);
+
   it("answers a new client with the default 512 connections held idle", async () => {
     const server = await spawnServe(createTempDir(pingProject({ ...workers })));
     const held = await holdMany(portOf(server.url), 512);
