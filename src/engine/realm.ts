@@ -2,6 +2,7 @@ import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types"
 import { setFlagsFromString } from "node:v8";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import { collectGarbage, heapBytes } from "../heap.js";
 import { tameSource } from "../tame.js";
 import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
@@ -21,6 +22,8 @@ export interface CellCall {
   readonly expired: boolean;
   /** The last value a `throw` statement of the cell threw, with its line in the cell. */
   readonly lastThrow: { value: unknown; line: number } | undefined;
+  /** Set with `expired` when a check found the thread's memory past what the cell may grow it to. */
+  readonly heapFull: boolean;
 }
 
 /** A cell compiled in the realm: it takes the namespace and its call. */
@@ -38,6 +41,8 @@ export interface CellRealmOptions {
   special(namespace: Namespace, name: string): SpecialImplementation;
   /** Libraries made in the realm itself, by the name cells read them under. */
   natives?: Readonly<Record<string, NativeLibrary>>;
+  /** How much a cell may grow its thread's memory (`limits.cell_memory_mb`); unset, nothing checks. */
+  cellMemoryMb?: number | undefined;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface CellRealm {
   engine: Engine;
   /** The project file's `modules:`, for `import_module` of Python cells, which read them themselves. */
   modules?: ModuleFiles;
+  /** What a cell may grow its thread's memory by, checked with its deadline; unset, unbounded. */
+  cellMemoryMb?: number | undefined;
   /**
    * A function of the realm from a cell's prepared code: an expression's value or a body's `return`, an
    * async function's promise where the cell awaits. Line 1 of the cell is line 2 of `filename`.
@@ -85,7 +92,7 @@ export interface CellRealm {
 /** The realm's side, evaluated in it once: its checks, its copy of plain data and the namespace's base. */
 const bootstrap = String.raw`(host) => {
   "use strict";
-  const { now, special, specialNames, nativeNames, native } = host;
+  const { now, heapOver, special, specialNames, nativeNames, native } = host;
   let current;
   // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
   // every thousandth of a fast one, so a deadline holds whatever a body does.
@@ -99,6 +106,10 @@ const bootstrap = String.raw`(host) => {
     if (time > running.deadline) {
       running.expired = true;
       throw new RangeError("the cell ran past its time limit");
+    }
+    if (heapOver(running.heapCeiling)) {
+      running.expired = running.heapFull = true;
+      throw new RangeError("the cell grew its thread's memory past limits.cell_memory_mb");
     }
     running.every = time - running.checked > 1 ? 1 : Math.min(running.every * 2, 1024);
     running.countdown = running.every;
@@ -277,6 +288,8 @@ const bootstrap = String.raw`(host) => {
   });
   Object.defineProperties(globalThis, {
     __tick: { value: tick },
+    // Where --expose-gc was on as the context was made (src/heap.ts), its gc goes.
+    gc: { value: undefined },
     __get: { value: get },
     __thrown: { value: thrown },
     TextEncoder: { value: TextEncoder },
@@ -335,8 +348,10 @@ const bootstrap = String.raw`(host) => {
     expire(call) {
       call.expired = true;
     },
-    createCall: (deadline) => ({
+    createCall: (deadline, heapCeiling) => ({
       deadline,
+      heapCeiling,
+      heapFull: false,
       expired: false,
       lastThrow: undefined,
       countdown: 1,
@@ -376,6 +391,12 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
     adopt: (value: unknown) => fromBass(value),
     now: () => performance.now(),
+    // Past the ceiling, garbage is collected first: only what the thread still holds fails the cell.
+    heapOver: (ceiling: number) => {
+      if (heapBytes() <= ceiling) return false;
+      collectGarbage();
+      return heapBytes() > ceiling;
+    },
     objectPrototype: Object.prototype,
     isDate,
     isMap,
@@ -396,15 +417,19 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     native,
   });
   fromBass = copyFromBass(realm);
+  const memoryMb = options.cellMemoryMb;
+  const heapCeiling =
+    memoryMb === undefined ? () => Number.POSITIVE_INFINITY : () => heapBytes() + memoryMb * 2 ** 20;
   return {
     engine: options.engine,
+    cellMemoryMb: memoryMb,
     compile(code, form, isAsync, filename) {
       const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
       const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;
       const body = run === undefined ? `"use strict";\n${code}\n` : `"use strict";\nreturn ${run};`;
       return compileFunction(body, ["__ns", "__c"], { parsingContext: context, filename }) as RealmCell;
     },
-    createCall: (deadline) => realm.createCall(deadline),
+    createCall: (deadline) => realm.createCall(deadline, heapCeiling()),
     expire: (call) => realm.expire(call),
     adopt: (value) => fromBass(value) as typeof value,
     harden: (value) => realm.harden(value),
@@ -421,7 +446,7 @@ interface RealmSide {
   /** The names the realm's Object.prototype holds: an object of the realm takes them by definition. */
   prototypeNames: readonly string[];
   harden(value: unknown): void;
-  createCall(deadline: number): CellCall;
+  createCall(deadline: number, heapCeiling: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
   enter(call: CellCall | undefined): CellCall | undefined;
