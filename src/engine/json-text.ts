@@ -28,20 +28,31 @@ export function jsonText(value: unknown, maxBytes = Number.POSITIVE_INFINITY): s
 
 /**
  * The text written with a replacer that counts, for each value, the fewest characters it can take (a
- * string's length, a member's name, a character for anything else): a UTF-8 byte is at least a
+ * string's length, a number's digits, a member's name, a separator): a UTF-8 byte is at least a
  * character, so past `maxBytes` the text is surely too long.
  */
 function boundedText(value: unknown, maxBytes: number): string {
   let least = 0;
   let bigints = false;
   const text = JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
-    least += 1 + (typeof item === "string" ? item.length : 0) + (Array.isArray(this) ? 0 : key.length);
+    least += 1 + leastOf(item) + (Array.isArray(this) ? 0 : key.length);
     if (least > maxBytes) throw new JsonTooLong(maxBytes);
     if (typeof item !== "bigint") return item;
     bigints = true;
     return markBigint(item);
   });
   return bigints ? writeBigints(text) : text;
+}
+
+/** The fewest characters a value's JSON takes beyond one, for a string and a number; others count as one. */
+function leastOf(item: unknown): number {
+  if (typeof item === "string") return item.length;
+  if (typeof item !== "number") return 0;
+  // An integer's digits, less one (a logarithm may round up); anything else ("0.5", "1e+21", "null") takes
+  // three at least.
+  if (!Number.isInteger(item) || Math.abs(item) >= 1e21) return 2;
+  const digits = item === 0 ? 1 : Math.floor(Math.log10(Math.abs(item))) + 1;
+  return Math.max(0, digits - 2) + (item < 0 ? 1 : 0);
 }
 
 function markBigint(item: unknown): unknown {
