@@ -107,7 +107,7 @@ const bootstrap = String.raw`(host) => {
       running.expired = true;
       throw new RangeError("the cell ran past its time limit");
     }
-    if (heapOver(running.heapCeiling)) {
+    if (heapOver(running)) {
       running.expired = running.heapFull = true;
       throw new RangeError("the cell grew its thread's memory past limits.cell_memory_mb");
     }
@@ -348,9 +348,9 @@ const bootstrap = String.raw`(host) => {
     expire(call) {
       call.expired = true;
     },
-    createCall: (deadline, heapCeiling) => ({
+    createCall: (deadline) => ({
       deadline,
-      heapCeiling,
+      heapCeiling: undefined,
       heapFull: false,
       expired: false,
       lastThrow: undefined,
@@ -391,12 +391,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
     adopt: (value: unknown) => fromBass(value),
     now: () => performance.now(),
-    // Past the ceiling, garbage is collected first: only what the thread still holds fails the cell.
-    heapOver: (ceiling: number) => {
-      if (heapBytes() <= ceiling) return false;
-      collectGarbage();
-      return heapBytes() > ceiling;
-    },
+    heapOver: (call: { heapCeiling: number | undefined }) => heapOver(call, options.cellMemoryMb),
     objectPrototype: Object.prototype,
     isDate,
     isMap,
@@ -417,19 +412,16 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     native,
   });
   fromBass = copyFromBass(realm);
-  const memoryMb = options.cellMemoryMb;
-  const heapCeiling =
-    memoryMb === undefined ? () => Number.POSITIVE_INFINITY : () => heapBytes() + memoryMb * 2 ** 20;
   return {
     engine: options.engine,
-    cellMemoryMb: memoryMb,
+    cellMemoryMb: options.cellMemoryMb,
     compile(code, form, isAsync, filename) {
       const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
       const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;
       const body = run === undefined ? `"use strict";\n${code}\n` : `"use strict";\nreturn ${run};`;
       return compileFunction(body, ["__ns", "__c"], { parsingContext: context, filename }) as RealmCell;
     },
-    createCall: (deadline) => realm.createCall(deadline, heapCeiling()),
+    createCall: (deadline) => realm.createCall(deadline),
     expire: (call) => realm.expire(call),
     adopt: (value) => fromBass(value) as typeof value,
     harden: (value) => realm.harden(value),
@@ -446,10 +438,27 @@ interface RealmSide {
   /** The names the realm's Object.prototype holds: an object of the realm takes them by definition. */
   prototypeNames: readonly string[];
   harden(value: unknown): void;
-  createCall(deadline: number, heapCeiling: number): CellCall;
+  createCall(deadline: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
   enter(call: CellCall | undefined): CellCall | undefined;
+}
+
+/**
+ * Whether a cell's call has grown the thread's memory by more than `memoryMb` since its first clock check
+ * (which notes where it was, so that a cell without loops costs nothing). Past it, garbage is collected
+ * first: only what the thread still holds fails the cell.
+ */
+function heapOver(call: { heapCeiling: number | undefined }, memoryMb: number | undefined): boolean {
+  if (memoryMb === undefined) return false;
+  const held = heapBytes();
+  if (call.heapCeiling === undefined) {
+    call.heapCeiling = held + memoryMb * 2 ** 20;
+    return false;
+  }
+  if (held <= call.heapCeiling) return false;
+  collectGarbage();
+  return heapBytes() > call.heapCeiling;
 }
 
 /** Nesting past this is cut (null), as the realm's own copy does. */
