@@ -13,6 +13,7 @@ export type BassErrorCode =
   | "ADAPTER_UNAVAILABLE"
   | "CELL_ERROR"
   | "CELL_TIMEOUT"
+  | "CELL_MEMORY"
   | "CALLINT_DEPTH"
   | "VAULT_BUSY"
   | "MAPPING_FAILED"

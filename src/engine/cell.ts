@@ -126,6 +126,20 @@ async function settle(
   }
 }
 
+/** Why the cell failed, as its code and the message's end: its limit once a check ended it, else what it threw. */
+function failureOf(error: unknown, call: CellCall, memoryMb: number | undefined): [BassErrorCode, string] {
+  if (call.heapFull)
+    return [
+      "CELL_MEMORY",
+      `the cell grew its thread's memory by more than limits.cell_memory_mb (${memoryMb})`,
+    ];
+  if (call.expired) return ["CELL_TIMEOUT", "the cell ran past its time limit"];
+  // A failure bass's side named (callint_depth) keeps its code through the realm.
+  const code = (error as { code?: unknown } | null)?.code;
+  const named = runFailureCodes.has(code as BassErrorCode) ? (code as BassErrorCode) : "CELL_ERROR";
+  return [named, isNativeError(error) ? error.message : String(error)];
+}
+
 function toCellError(
   error: unknown,
   call: CellCall,
@@ -135,28 +149,16 @@ function toCellError(
   context: CompileCellContext,
 ): BassError {
   if (error instanceof BassError && error.cell) return error; // already placed by a nested cell
-  const timeout = call.expired;
   // Line 1 of the compiled function is the strict-mode directive; the cell starts on line 2.
   const match = isNativeError(error) ? stackLine.exec(error.stack ?? "") : null;
   const throwLine =
     call.lastThrow !== undefined && call.lastThrow.value === error ? call.lastThrow.line : undefined;
   const cellLine = throwLine ?? (match ? Math.max(1, Number(match[1]) - 1) : 1);
   const line = fileLine(cellLine);
-  const message = timeout
-    ? "the cell ran past its time limit"
-    : isNativeError(error)
-      ? error.message
-      : String(error);
-  // A failure bass's side named (callint_depth) keeps its code through the realm.
-  const code = (error as { code?: unknown } | null)?.code;
-  const named = runFailureCodes.has(code as BassErrorCode) ? (code as BassErrorCode) : undefined;
-  return new BassError(
-    timeout ? "CELL_TIMEOUT" : (named ?? "CELL_ERROR"),
-    `${context.integration}: ${label}: ${message}`,
-    {
-      position: { file: context.file, line, column: 1 },
-      cell: label,
-      cause: error,
-    },
-  );
+  const [code, message] = failureOf(error, call, context.realm.cellMemoryMb);
+  return new BassError(code, `${context.integration}: ${label}: ${message}`, {
+    position: { file: context.file, line, column: 1 },
+    cell: label,
+    cause: error,
+  });
 }

@@ -186,10 +186,15 @@ function deepFreeze<T>(value: T): T {
  * The realm the cells of one loaded project run in. Its namespaces inherit the special functions: reading
  * one makes it for the namespace's run and keeps it as the namespace's own, since most runs call none.
  */
-export function createRunRealm(engine: Engine, modules: ModuleFiles = { dir: ".", paths: {} }): CellRealm {
+export function createRunRealm(
+  engine: Engine,
+  modules: ModuleFiles = { dir: ".", paths: {} },
+  cellMemoryMb?: number,
+): CellRealm {
   const importModule = createModuleLoader(() => realm, modules);
   const realm = createCellRealm({
     engine,
+    cellMemoryMb,
     specialNames: [...Object.keys(specials), "import_module"],
     natives: moneyLibraries,
     special: (namespace, name) =>

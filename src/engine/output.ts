@@ -1,7 +1,7 @@
 import { isUint8Array } from "node:util/types";
 import { isObject } from "../objects.js";
 import { defaultFailureOutput } from "./failure.js";
-import { jsonText } from "./json-text.js";
+import { JsonTooLong, jsonText } from "./json-text.js";
 import { addItem, currentOutput, type RunState } from "./run-state.js";
 import { bytesPreview, snapshot } from "./snapshot.js";
 import type { OutputData } from "./types.js";
@@ -77,8 +77,9 @@ function inspectPayload(payload: unknown, maxBytes: number): Inspected {
   // It is sent as JSON: a getter that throws, a cycle or a bigint cannot be.
   let json: string;
   try {
-    json = jsonText(payload ?? null);
+    json = jsonText(payload ?? null, maxBytes);
   } catch (error) {
+    if (error instanceof JsonTooLong) return tooLarge(undefined, maxBytes);
     return { problem: `output.payload cannot be sent as JSON: ${(error as Error).message}` };
   }
   // A UTF-8 byte is at least a character: only a long text is counted in bytes.
@@ -89,9 +90,11 @@ function inspectPayload(payload: unknown, maxBytes: number): Inspected {
   return { json };
 }
 
-function tooLarge(bytes: number, maxBytes: number): Inspected {
+/** `bytes` is the payload's size where it was measured whole, none where its JSON stopped at the limit. */
+function tooLarge(bytes: number | undefined, maxBytes: number): Inspected {
+  const size = bytes === undefined ? `more than ${maxBytes} bytes as JSON` : `${bytes} bytes`;
   return {
-    problem: `output.payload is ${bytes} bytes, over limits.output_bytes (${maxBytes}): send less, or raise the limit in the project file`,
+    problem: `output.payload is ${size}, over limits.output_bytes (${maxBytes}): send less, or raise the limit in the project file`,
   };
 }
 

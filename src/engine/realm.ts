@@ -2,6 +2,7 @@ import { isDate, isMap, isNativeError, isPromise, isSet } from "node:util/types"
 import { setFlagsFromString } from "node:v8";
 import { compileFunction, createContext, runInContext } from "node:vm";
 import { errorMessage, isBassError, runFailureCodes } from "../errors.js";
+import { collectGarbage, heapBytes } from "../heap.js";
 import { tameSource } from "../tame.js";
 import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
@@ -21,6 +22,8 @@ export interface CellCall {
   readonly expired: boolean;
   /** The last value a `throw` statement of the cell threw, with its line in the cell. */
   readonly lastThrow: { value: unknown; line: number } | undefined;
+  /** Set with `expired` when a check found the thread's memory past what the cell may grow it to. */
+  readonly heapFull: boolean;
 }
 
 /** A cell compiled in the realm: it takes the namespace and its call. */
@@ -38,6 +41,8 @@ export interface CellRealmOptions {
   special(namespace: Namespace, name: string): SpecialImplementation;
   /** Libraries made in the realm itself, by the name cells read them under. */
   natives?: Readonly<Record<string, NativeLibrary>>;
+  /** How much a cell may grow its thread's memory (`limits.cell_memory_mb`); unset, nothing checks. */
+  cellMemoryMb?: number | undefined;
 }
 
 /**
@@ -63,6 +68,8 @@ export interface CellRealm {
   engine: Engine;
   /** The project file's `modules:`, for `import_module` of Python cells, which read them themselves. */
   modules?: ModuleFiles;
+  /** What a cell may grow its thread's memory by, checked with its deadline; unset, unbounded. */
+  cellMemoryMb?: number | undefined;
   /**
    * A function of the realm from a cell's prepared code: an expression's value or a body's `return`, an
    * async function's promise where the cell awaits. Line 1 of the cell is line 2 of `filename`.
@@ -85,7 +92,7 @@ export interface CellRealm {
 /** The realm's side, evaluated in it once: its checks, its copy of plain data and the namespace's base. */
 const bootstrap = String.raw`(host) => {
   "use strict";
-  const { now, special, specialNames, nativeNames, native } = host;
+  const { now, heapOver, special, specialNames, nativeNames, native } = host;
   let current;
   // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
   // every thousandth of a fast one, so a deadline holds whatever a body does.
@@ -99,6 +106,10 @@ const bootstrap = String.raw`(host) => {
     if (time > running.deadline) {
       running.expired = true;
       throw new RangeError("the cell ran past its time limit");
+    }
+    if (heapOver(running)) {
+      running.expired = running.heapFull = true;
+      throw new RangeError("the cell grew its thread's memory past limits.cell_memory_mb");
     }
     running.every = time - running.checked > 1 ? 1 : Math.min(running.every * 2, 1024);
     running.countdown = running.every;
@@ -277,6 +288,8 @@ const bootstrap = String.raw`(host) => {
   });
   Object.defineProperties(globalThis, {
     __tick: { value: tick },
+    // Where --expose-gc was on as the context was made (src/heap.ts), its gc goes.
+    gc: { value: undefined },
     __get: { value: get },
     __thrown: { value: thrown },
     TextEncoder: { value: TextEncoder },
@@ -337,6 +350,8 @@ const bootstrap = String.raw`(host) => {
     },
     createCall: (deadline) => ({
       deadline,
+      heapCeiling: undefined,
+      heapFull: false,
       expired: false,
       lastThrow: undefined,
       countdown: 1,
@@ -376,6 +391,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   const realm = (runInContext(bootstrap, context) as (host: object) => RealmSide)({
     adopt: (value: unknown) => fromBass(value),
     now: () => performance.now(),
+    heapOver: (call: { heapCeiling: number | undefined }) => heapOver(call, options.cellMemoryMb),
     objectPrototype: Object.prototype,
     isDate,
     isMap,
@@ -398,6 +414,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
   fromBass = copyFromBass(realm);
   return {
     engine: options.engine,
+    cellMemoryMb: options.cellMemoryMb,
     compile(code, form, isAsync, filename) {
       const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
       const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;
@@ -425,6 +442,23 @@ interface RealmSide {
   expire(call: CellCall): void;
   createNamespace(): Namespace;
   enter(call: CellCall | undefined): CellCall | undefined;
+}
+
+/**
+ * Whether a cell's call has grown the thread's memory by more than `memoryMb` since its first clock check
+ * (which notes where it was, so that a cell without loops costs nothing). Past it, garbage is collected
+ * first: only what the thread still holds fails the cell.
+ */
+function heapOver(call: { heapCeiling: number | undefined }, memoryMb: number | undefined): boolean {
+  if (memoryMb === undefined) return false;
+  const held = heapBytes();
+  if (call.heapCeiling === undefined) {
+    call.heapCeiling = held + memoryMb * 2 ** 20;
+    return false;
+  }
+  if (held <= call.heapCeiling) return false;
+  collectGarbage();
+  return heapBytes() > call.heapCeiling;
 }
 
 /** Nesting past this is cut (null), as the realm's own copy does. */

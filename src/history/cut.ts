@@ -12,14 +12,26 @@ export function isCutText(text: string): boolean {
 }
 
 /**
- * The record with every payload longer than `maxBytes` as JSON (a request, a response, the input, the
- * output, a debug or log value) replaced by a text: its first `maxBytes` bytes of JSON and a note saying
- * how long it was. `line` is the record's JSON: a record no longer than the limit has nothing to cut.
+ * The record's JSON with every payload longer than `maxBytes` as JSON (a request, a response, the input,
+ * the output, a debug or log value) replaced by a text: its first `maxBytes` bytes of JSON and a note
+ * saying how long it was. It is written item by item, so that a record of many long items is never one
+ * text whole (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host): an item
+ * no longer than the limit has nothing to cut.
  */
-export function cutPayloads(record: RunRecord, line: string, maxBytes: number): RunRecord {
-  if (line.length <= maxBytes / 3 || Buffer.byteLength(line) <= maxBytes) return record;
+export function cutRecordLine(record: RunRecord, maxBytes: number): string {
+  const { items, ...rest } = record;
   const cut = (value: unknown) => cutValue(value, maxBytes);
-  return { ...record, items: record.items.map((item) => cutItem(item, cut)) };
+  const texts = items.map((item) => {
+    const text = JSON.stringify(item);
+    return isWithin(text, maxBytes) ? text : JSON.stringify(cutItem(item, cut));
+  });
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"items":[${texts.join(",")}]}`;
+}
+
+/** A UTF-8 byte is at least a character: only a long text is counted in bytes. */
+function isWithin(text: string, maxBytes: number): boolean {
+  return text.length <= maxBytes / 3 || Buffer.byteLength(text) <= maxBytes;
 }
 
 function cutItem(item: Item, cut: (value: unknown) => unknown): Item {
@@ -43,9 +55,8 @@ function cutItem(item: Item, cut: (value: unknown) => unknown): Item {
 
 function cutValue(value: unknown, maxBytes: number): unknown {
   const json = JSON.stringify(value);
-  if (json === undefined || json.length <= maxBytes / 3) return value;
+  if (json === undefined || isWithin(json, maxBytes)) return value;
   const bytes = Buffer.byteLength(json);
-  if (bytes <= maxBytes) return value;
   // Whole characters only: what fits of the text in maxBytes bytes of UTF-8.
   const { read } = new TextEncoder().encodeInto(json.slice(0, maxBytes), new Uint8Array(maxBytes));
   return `${json.slice(0, read)}…[cut by bass: ${bytes} bytes of JSON, history.max_item_bytes keeps ${maxBytes}]`;

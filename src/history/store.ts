@@ -4,7 +4,7 @@ import { isRunId } from "../engine/run-id.js";
 import type { RunRecord } from "../engine/types.js";
 import { BassError } from "../errors.js";
 import { createBatchWriter } from "./batches.js";
-import { cutPayloads, defaultMaxItemBytes } from "./cut.js";
+import { cutRecordLine, defaultMaxItemBytes } from "./cut.js";
 import { type HistoryFile, readHistoryFile } from "./files.js";
 import { createPendingLines } from "./pending.js";
 import { type HistoryFilter, listRecords, readRecord } from "./read.js";
@@ -18,7 +18,7 @@ export interface HistoryStoreOptions {
   dir: string;
   maxRuns: number;
   storePayloads: boolean;
-  /** The most bytes of each payload a record keeps (see cutPayloads); 256 KiB by default. */
+  /** The most bytes of each payload a record keeps (see cutRecordLine); 256 KiB by default. */
   maxItemBytes?: number | undefined;
   /** Where runs' files are kept (`.bass/files`), as long as their records; none are kept without it. */
   filesDir?: string | undefined;
@@ -150,9 +150,7 @@ export type LineOptions = Pick<HistoryStoreOptions, "storePayloads" | "maxItemBy
  */
 export function recordLine(record: RunRecord, options: LineOptions): string {
   if (!options.storePayloads) return JSON.stringify(applyRedaction(record));
-  const line = JSON.stringify(record);
-  const cut = cutPayloads(record, line, options.maxItemBytes ?? defaultMaxItemBytes);
-  return cut === record ? line : JSON.stringify(cut);
+  return cutRecordLine(record, options.maxItemBytes ?? defaultMaxItemBytes);
 }
 
 function unwritable(dir: string, problem: HistoryProblem): BassError {

@@ -1,10 +1,10 @@
 // A worker thread that runs integrations (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host): it opens the project itself, from .bass/cache, and
 // answers one task per run; records go back to the thread that keeps the history.
-import { getHeapStatistics } from "node:v8";
 import { BroadcastChannel, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { createEngine } from "../engine/engine.js";
 import type { VaultStore } from "../engine/vault.js";
 import { BassError, errorMessage, isBassError } from "../errors.js";
+import { collectGarbage, createHeapKeeper, heapBytes, heapGrowthToCollect } from "../heap.js";
 import { sealRequest } from "../history/kept-request.js";
 import { createProjectAdapters, type ProjectAdapters } from "../project/adapters.js";
 import { openProject, type Project } from "../project/open.js";
@@ -135,7 +135,7 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   if (!opened) throw new BassError("PROJECT_INVALID", "the project could not be opened");
   if (baseBytes === undefined) {
     await pythonLoaded;
-    baseBytes ??= memoryBytes();
+    baseBytes ??= heapBytes();
   }
   opened.running++;
   const letGo = async () => {
@@ -164,16 +164,6 @@ async function runOne(task: RunTask): Promise<RunTaskResult> {
   }
 }
 
-/**
- * The memory this thread holds for its runs: its JavaScript heap and what lives outside it, array buffers
- * and CPython's WebAssembly memory (which never shrinks) among it. The process's resident size is every
- * thread's, so it cannot say.
- */
-function memoryBytes(): number {
-  const heap = getHeapStatistics();
-  return heap.used_heap_size + heap.external_memory;
-}
-
 // What the thread held once its project was open, before any run: a run may leave it `cellMemoryMb` above.
 let baseBytes: number | undefined;
 
@@ -181,16 +171,25 @@ let baseBytes: number | undefined;
 function spent(): string | undefined {
   if (pythonRuntime()?.checkBuiltins())
     return "a Python cell changed JavaScript built-ins in a way that could not be put back";
-  if (baseBytes === undefined || current === undefined) return undefined;
+  const base = baseBytes;
+  if (base === undefined || current === undefined) return undefined;
   const limitMb = current.project.limits.cellMemoryMb;
-  const grownMb = Math.round((memoryBytes() - baseBytes) / 2 ** 20);
-  if (grownMb > limitMb)
-    return `it held ${grownMb} MB more after a run than when it started, over limits.cell_memory_mb (${limitMb})`;
+  const grownMb = () => Math.round((heapBytes() - base) / 2 ** 20);
+  if (grownMb() <= limitMb) return undefined;
+  // What a run left may be garbage V8 has not collected yet: only what the thread still holds counts.
+  collectGarbage();
+  const heldMb = grownMb();
+  if (heldMb > limitMb)
+    return `it held ${heldMb} MB more after a run than when it started, over limits.cell_memory_mb (${limitMb})`;
   return undefined;
 }
 
+// What a run left is given back once it is much, rather than held until the thread allocates again.
+const keepHeap = createHeapKeeper(heapGrowthToCollect);
+
 const answerer = answerBatches(parentPort as MessagePort, async (task) => {
   const answer = await runWorkerTask(task as RunTask);
+  keepHeap();
   const reason = spent();
   if (reason) answerer.retire(reason);
   return answer;

@@ -24,7 +24,7 @@ import type { CellRealm } from "../engine/realm.js";
 import { BassError } from "../errors.js";
 import { pythonRuntime } from "../python/runtime.js";
 import { suggestion } from "../suggest.js";
-import { createProject, type OpenProjectOptions, type Project } from "./project.js";
+import { createProject, type OpenProjectOptions, type Project, runLimits } from "./project.js";
 import type { CompileSnapshot, FileSnapshot, ProjectSnapshot } from "./snapshot.js";
 import { usableDefinitions } from "./usable.js";
 
@@ -49,7 +49,8 @@ export function openProjectFiles(options: OpenProjectOptions): {
   // Made on the first compile: opening a project to read its history needs none.
   let realm: CellRealm | undefined;
   const modules = { dir: resolved.dir, paths: resolved.config.value?.modules ?? {} };
-  const realmOf = () => (realm ??= createRunRealm(options.engine ?? createEngine(), modules));
+  const memoryMb = runLimits(resolved.config.value ?? {}).cellMemoryMb;
+  const realmOf = () => (realm ??= createRunRealm(options.engine ?? createEngine(), modules, memoryMb));
   const needsPython =
     !pythonRuntime() && definitions.some((definition) => definition.value?.language === "python");
   for (const definition of usableDefinitions(definitions, issues)) {

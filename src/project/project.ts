@@ -44,6 +44,16 @@ export interface RunLimits {
   outputBytes: number;
 }
 
+/** A project file's `limits`, each unset one its default. */
+export function runLimits(config: ProjectConfig): RunLimits {
+  return {
+    cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
+    runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
+    cellMemoryMb: config.limits?.cell_memory_mb ?? 256,
+    outputBytes: config.limits?.output_bytes ?? 10 * 1024 * 1024,
+  };
+}
+
 /** A project as every command opens it: its file, the definitions asked for, their findings and secrets. */
 export interface Project {
   dir: string;
@@ -82,12 +92,7 @@ export function createProject(options: CreateProjectOptions): Project {
     definitions,
     issues: options.issues,
     secrets: [...new Set([...file.secrets, ...definitions.flatMap((definition) => definition.secrets)])],
-    limits: {
-      cellTimeoutMs: config.limits?.cell_timeout_ms ?? 1000,
-      runTimeoutMs: config.limits?.run_timeout_ms ?? 30000,
-      cellMemoryMb: config.limits?.cell_memory_mb ?? 256,
-      outputBytes: config.limits?.output_bytes ?? 10 * 1024 * 1024,
-    },
+    limits: runLimits(config),
     compile(definition) {
       let integration = compiled.get(definition);
       if (!integration) {

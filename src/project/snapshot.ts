@@ -10,7 +10,7 @@ import { createEngine, type Engine } from "../engine/engine.js";
 import { createRunRealm } from "../engine/namespace.js";
 import type { CellRealm } from "../engine/realm.js";
 import { BassError, type BassErrorCode, type SourcePosition } from "../errors.js";
-import { createProject, type Project } from "./project.js";
+import { createProject, type Project, runLimits } from "./project.js";
 import { usableDefinitions } from "./usable.js";
 
 /** One YAML file as loaded, before `${env:…}` is resolved: its parsed source and its own findings. */
@@ -71,7 +71,8 @@ export function restoreProject(
     definitions,
     issues,
     compile: (definition) => {
-      realm ??= createRunRealm(engine, { dir: snapshot.dir, paths: file.value?.modules ?? {} });
+      const modules = { dir: snapshot.dir, paths: file.value?.modules ?? {} };
+      realm ??= createRunRealm(engine, modules, runLimits(file.value ?? {}).cellMemoryMb);
       return compileFromSnapshot(definition, snapshot.compiled[definition.path], realm);
     },
   });

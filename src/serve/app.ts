@@ -3,6 +3,7 @@ import type { AdapterResolver } from "../adapters/adapter.js";
 import { mayCall } from "../definition/cells.js";
 import type { RunInput } from "../engine/types.js";
 import { BassError } from "../errors.js";
+import { createHeapKeeper, heapGrowthToCollect } from "../heap.js";
 import { sealRequest } from "../history/kept-request.js";
 import type { HistoryStore } from "../history/store.js";
 import { hasPython } from "../pool/python-tasks.js";
@@ -13,6 +14,7 @@ import { openHistory } from "../project/open.js";
 import type { Project } from "../project/project.js";
 import { formatIssueList, issuesOf } from "../project/usable.js";
 import { projectVaults } from "../project/vaults.js";
+import { withHeapKept } from "../runner/heap-kept.js";
 import type { ChildRecord } from "../runner/messages.js";
 import { withPythonApart } from "../runner/python-apart.js";
 import { createTaskPlace } from "../runner/run-task.js";
@@ -140,7 +142,10 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
         vaults,
       })),
     });
-  const pool = workerCount > 0 ? poolOf(workerCount) : undefined;
+  // What a run left on this thread (its answer, its history line; with no workers, all it made) is given
+  // back once it is much (docs/architecture.md#cells-that-cannot-hang-serve-leak-memory-or-reach-the-host).
+  const keepHeap = createHeapKeeper(heapGrowthToCollect);
+  const pool = workerCount > 0 ? withHeapKept(poolOf(workerCount), keepHeap) : undefined;
   // With no workers, Python runs still go to one, made on the first (see withPythonApart).
   let pythonPool: RunPool | undefined;
   /** What runs the set serving now: the pool (whose workers open each version), or this thread. */
@@ -154,11 +159,15 @@ export async function createServeApp(options: ServeAppOptions): Promise<ServeApp
     const secrets = () => servedSecrets;
     const here = createThreadRunner({ ...place, onLaterChild: writeLaterChild, secrets });
     // Fixed adapters (tests) are functions of this thread: their runs, Python ones too, stay here.
-    if (options.adapters) return { runner: here, version, mockcoreUrl: () => undefined };
+    if (options.adapters)
+      return { runner: withHeapKept(here, keepHeap), version, mockcoreUrl: () => undefined };
     // A Python run's worker calls the mock core this thread started.
     if (hasPython(set.project)) await systems.adapters.mockcoreUrl();
     return {
-      runner: withPythonApart(here, () => (pythonPool ??= poolOf(1))),
+      runner: withHeapKept(
+        withPythonApart(here, () => (pythonPool ??= poolOf(1))),
+        keepHeap,
+      ),
       version,
       mockcoreUrl: () => systems.adapters.currentMockcoreUrl(),
     };
