@@ -62,8 +62,8 @@ const reach = [
   () => Function("return 1")(),
   () => keep.constructor("return 1")(),
   () => console.log.constructor("return 1")(),
-  () => arguments[1].constructor.constructor("return 1")(),
-  () => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(arguments[0]), "end").get.constructor("return 1")(),
+  () => (function* () {}).constructor("return 1")(),
+  () => (async function* () {}).constructor("return 1")(),
   () => (async () => {}).constructor("return 1")(),
 ]
 output.payload = reach.map((attempt) => { try { return typeof attempt() } catch (error) { return error.name } })`;
