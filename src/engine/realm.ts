@@ -86,6 +86,8 @@ export interface CellRealm {
   adopt<T>(value: T): T;
   /** A namespace made in the realm, inheriting the special functions. */
   createNamespace(): Namespace;
+  /** Clears what RegExp's legacy statics keep of the realm's last match (RegExp.input, $1, …). */
+  clearMatch(): void;
   /** The call that runs a cell now, so that functions of other cells it calls keep to its deadline. */
   enter(call: CellCall | undefined): CellCall | undefined;
   /** Ends a call at its deadline: every later check of its code throws. */
@@ -405,6 +407,9 @@ const bootstrap = String.raw`(host) => {
     own,
     prototypeNames: Object.getOwnPropertyNames(Object.prototype),
     harden,
+    // RegExp's legacy statics (RegExp.input, $1, lastMatch…) hold the realm's last match, another run's
+    // data: a match of nothing clears them as each run starts and ends.
+    clearMatch: () => void /(?:)/.exec(""),
     createNamespace: () => Object.create(base),
     enter(call) {
       const outer = current;
@@ -490,6 +495,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     adopt: (value) => fromBass(value) as typeof value,
     harden: (value) => realm.harden(value),
     createNamespace: () => realm.createNamespace(),
+    clearMatch: () => realm.clearMatch(),
     enter: (call) => realm.enter(call),
   };
 }
@@ -505,6 +511,7 @@ interface RealmSide {
   createCall(deadline: number, task: number, cell: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
+  clearMatch(): void;
   enter(call: CellCall | undefined): CellCall | undefined;
 }
 

@@ -175,6 +175,7 @@ export function endCalls(state: RunState): void {
   const { realm } = state.integration;
   for (const call of state.calls) realm.expire(call);
   state.calls.length = 0;
+  realm.clearMatch();
 }
 
 /** What bass's reading of cells' values is known by to the pool's watch, as a cell is. */

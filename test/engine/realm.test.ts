@@ -260,3 +260,16 @@ describe("promise work a cell leaves running", () => {
     expect(turned).toBe("turned");
   });
 });
+
+describe("RegExp's legacy statics", () => {
+  it("keep nothing of one run's match for the next", async () => {
+    const definition = `name: a
+on_success_hook: |
+  const seen = [RegExp.input, RegExp.$1, RegExp.lastMatch, RegExp.leftContext, RegExp.rightContext];
+  /(\\d{3})-\\d{2}/.test(input.payload.tax_id ?? "")
+  output.payload = seen
+`;
+    const [, second] = await runTwice(definition, [{ payload: { tax_id: "x 123-45 y" } }, { payload: {} }]);
+    expect(second?.output.payload).toEqual(["", "", "", "", ""]);
+  });
+});
