@@ -398,8 +398,14 @@ const bootstrap = String.raw`(host) => {
   // Intrinsics no global names: the prototypes of async and generator functions and of iterators.
   for (const intrinsic of [
     async () => {}, function* () {}, async function* () {}, [].values(), new Map().values(), new Set().values(),
-    ""[Symbol.iterator](), /x/[Symbol.matchAll](""),
-  ]) harden(intrinsic);
+    ""[Symbol.iterator](), /x/[Symbol.matchAll](""), new Intl.Segmenter().segment(""),
+    new Intl.Segmenter().segment("")[Symbol.iterator](),
+  ]) {
+    // A built-in with no prototype of its own is only kept from new properties: what it inherits is frozen
+    // here (the async function's and generator's prototypes, the segments' ones).
+    harden(intrinsic);
+    harden(Object.getPrototypeOf(intrinsic));
+  }
   return Object.freeze({
     adopt,
     object: () => ({}),

@@ -273,3 +273,22 @@ on_success_hook: |
     expect(second?.output.payload).toEqual(["", "", "", "", ""]);
   });
 });
+
+describe("intrinsics no global names", () => {
+  it("are frozen: the prototypes of async and generator functions and of Intl.Segmenter's results", async () => {
+    const code = `
+const segments = new Intl.Segmenter().segment("ab");
+const reach = [
+  Object.getPrototypeOf(async function () {}),
+  Object.getPrototypeOf(function* () {}),
+  Object.getPrototypeOf(async function* () {}),
+  Object.getPrototypeOf(function* () {}).prototype,
+  Object.getPrototypeOf(async function* () {}).prototype,
+  Object.getPrototypeOf(segments),
+  Object.getPrototypeOf(segments[Symbol.iterator]()),
+];
+output.payload = reach.map((intrinsic) => Object.isFrozen(intrinsic))`;
+    const result = await runDefinition(`name: a\nbefore_hook: ${JSON.stringify(code)}\n`, { payload: {} });
+    expect(result.output.payload).toEqual(Array(7).fill(true));
+  });
+});
