@@ -12,11 +12,46 @@ import type { PreparedCell } from "./cell.js";
 export function prepareCell(code: string, namespaceNames: ReadonlySet<string>): PreparedCell {
   const parsed = parseCell(code);
   if (!parsed.ok) return { ok: false, message: parsed.message, ...parsed.position };
+  const reserved = reservedDeclaration(code, parsed.program, parsed.codeOffset);
+  if (reserved) return { ok: false, ...reserved };
   return {
     ok: true,
     form: parsed.form,
     async: awaitsAtTop(parsed.program),
     code: rewriteCell(code, parsed.program, parsed.codeOffset, namespaceNames),
+  };
+}
+
+/** The names the compiled code uses for its own (see realm.ts): a cell that declared one would replace it. */
+const engineNames = new Set(["__ns", "__c", "__tick", "__resume", "__get", "__thrown"]);
+
+/** Where the cell declares a name of the engine's compiled code, which it may not. */
+function reservedDeclaration(
+  code: string,
+  program: Node,
+  offset: number,
+): { message: string; line: number; column: number } | undefined {
+  let found: Identifier | undefined;
+  const look = (pattern: Pattern | null | undefined) => {
+    for (const name of patternIdentifiers(pattern)) if (engineNames.has(name.name)) found ??= name;
+  };
+  simple(program, {
+    VariableDeclarator: (node) => look(node.id),
+    Function: (node) => {
+      if (node.id) look(node.id);
+      for (const param of node.params) look(param);
+    },
+    CatchClause: (node) => look(node.param),
+    Class: (node) => {
+      if (node.id) look(node.id);
+    },
+  });
+  if (!found) return undefined;
+  const before = code.slice(0, found.start - offset).split("\n");
+  return {
+    message: `${found.name} is a name bass's compiled code uses: a cell cannot declare it, name it otherwise`,
+    line: before.length,
+    column: (before.at(-1) as string).length,
   };
 }
 
@@ -42,7 +77,14 @@ interface Edit {
   start: number;
   end: number;
   text: string;
+  /** Where inserts at one place go, first to last: an outer opening, an inner one, an inner close, an outer. */
+  rank: number;
 }
+
+const opensOuter = 0;
+const opensInner = 1;
+const closesInner = 2;
+const closesOuter = 3;
 
 /** The cell's code with free names read from the namespace and a deadline check at the top of every loop. */
 function rewriteCell(
@@ -59,8 +101,9 @@ function rewriteCell(
       : `__get(__ns, ${JSON.stringify(name)})`;
   const isFree = (name: string) => !declared.has(name) && !cellGlobals.has(name);
   const replace = (node: Node, text: string) =>
-    edits.push({ start: node.start - offset, end: node.end - offset, text });
-  const insert = (at: number, text: string) => edits.push({ start: at - offset, end: at - offset, text });
+    edits.push({ start: node.start - offset, end: node.end - offset, text, rank: opensInner });
+  const insert = (at: number, text: string, rank = opensOuter) =>
+    edits.push({ start: at - offset, end: at - offset, text, rank });
 
   ancestor(program, {
     Identifier(node, _state, ancestors) {
@@ -88,7 +131,7 @@ function rewriteCell(
             if (body.type === "BlockStatement") insert(body.start + 1, "__tick(__c);");
             else {
               insert(body.start, "{__tick(__c);");
-              insert(body.end, "}");
+              insert(body.end, "}", closesOuter);
             }
           },
         ],
@@ -103,21 +146,27 @@ function rewriteCell(
           if (body.type === "BlockStatement") insert(body.start + 1, "__tick(__c);");
           else {
             insert(body.start, "(__tick(__c), ");
-            insert(body.end, ")");
+            insert(body.end, ")", closesOuter);
           }
         },
       ]),
     ),
+    // Code after an await goes on in a later turn: it checks its deadline, and is marked, as it resumes.
+    AwaitExpression(node) {
+      insert(node.start, "__resume(__c, ", opensInner);
+      insert(node.end, ")", closesInner);
+    },
     // A thrown string or plain object has no stack: the throw says where it stands.
     ThrowStatement(node) {
       const argument = (node as Node & { argument: Node }).argument;
       const line = code.slice(0, node.start - offset).split("\n").length;
       insert(argument.start, `__thrown(__c, ${line}, `);
-      insert(argument.end, ")");
+      insert(argument.end, ")", closesOuter);
     },
   });
 
-  edits.sort((a, b) => b.start - a.start || b.end - a.end);
+  // Applied from the end back: at one place, the insert that comes last in the text is applied first.
+  edits.sort((a, b) => b.start - a.start || b.end - a.end || b.rank - a.rank);
   let result = code;
   for (const edit of edits) result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
   return result;
@@ -126,37 +175,40 @@ function rewriteCell(
 /** Every name the cell declares anywhere: variables, functions, classes, parameters, catch bindings. */
 function declaredNames(program: Node): Set<string> {
   const names = new Set<string>();
-  const addPattern = (pattern: Pattern | null | undefined): void => {
-    if (!pattern) return;
-    switch (pattern.type) {
-      case "Identifier":
-        names.add(pattern.name);
-        break;
-      case "ObjectPattern":
-        for (const property of pattern.properties)
-          addPattern(property.type === "RestElement" ? property.argument : property.value);
-        break;
-      case "ArrayPattern":
-        for (const element of pattern.elements) addPattern(element);
-        break;
-      case "RestElement":
-        addPattern(pattern.argument);
-        break;
-      case "AssignmentPattern":
-        addPattern(pattern.left);
-        break;
-    }
+  const add = (pattern: Pattern | null | undefined) => {
+    for (const identifier of patternIdentifiers(pattern)) names.add(identifier.name);
   };
   simple(program, {
-    VariableDeclarator: (node) => addPattern(node.id),
+    VariableDeclarator: (node) => add(node.id),
     Function: (node) => {
       if (node.id) names.add(node.id.name);
-      for (const param of node.params) addPattern(param);
+      for (const param of node.params) add(param);
     },
-    CatchClause: (node) => addPattern(node.param),
+    CatchClause: (node) => add(node.param),
     Class: (node) => {
       if (node.id) names.add(node.id.name);
     },
   });
   return names;
+}
+
+/** The identifiers a binding pattern declares. */
+function patternIdentifiers(pattern: Pattern | null | undefined): Identifier[] {
+  if (!pattern) return [];
+  switch (pattern.type) {
+    case "Identifier":
+      return [pattern];
+    case "ObjectPattern":
+      return pattern.properties.flatMap((property) =>
+        patternIdentifiers(property.type === "RestElement" ? property.argument : property.value),
+      );
+    case "ArrayPattern":
+      return pattern.elements.flatMap((element) => patternIdentifiers(element));
+    case "RestElement":
+      return patternIdentifiers(pattern.argument);
+    case "AssignmentPattern":
+      return patternIdentifiers(pattern.left);
+    default:
+      return [];
+  }
 }

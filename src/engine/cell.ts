@@ -28,7 +28,8 @@ export interface CompiledCell {
   site?: CoverageSite | undefined;
   /**
    * Runs the cell; a thrown error or a time-out becomes a BassError naming the cell, the file and the line.
-   * A cell that awaits gives a promise, which settles the same way. Its call joins `calls`, the run's,
+   * A cell that awaits, or whose value is a promise, gives a promise of bass's own realm, which settles
+   * the same way: what the cell gave is not read again to tell. Its call joins `calls`, the run's,
    * which expire when the run ends: promise work it leaves behind stops at its next check.
    */
   run(namespace: Namespace, deadline: number, task?: number, calls?: CellCall[]): unknown;
@@ -67,23 +68,22 @@ export function compileCell(
   return {
     label: cell.label,
     run(namespace, deadline, task = unknownTask, calls) {
-      const call = context.realm.createCall(deadline);
+      const call = context.realm.createCall(deadline, task, key);
       calls?.push(call);
-      const outer = context.realm.enter(call);
-      // The outermost cell on the thread says how long it may hold it (a cell it calls keeps its deadline).
-      const reporter = outer === undefined ? context.realm.engine.cellReporter : undefined;
-      reporter?.arm(performance.timeOrigin + deadline, task, key);
-      let value: unknown;
-      try {
-        value = compiled(namespace, call);
-      } catch (error) {
-        throw fail(error, call);
-      } finally {
-        reporter?.disarm();
-        context.realm.enter(outer);
-      }
-      if (!isThenable(value)) return value;
-      return settle(value, call, context.realm, filename).catch((error) => Promise.reject(fail(error, call)));
+      // The outermost cell on the thread says how long it may hold it (a cell it calls keeps its deadline);
+      // what bass then reads of its value is read within it too.
+      return context.realm.readValues(call, () => {
+        let value: unknown;
+        try {
+          value = compiled(namespace, call);
+        } catch (error) {
+          throw fail(error, call);
+        }
+        if (!isThenable(value)) return value;
+        return settle(value, call, context.realm, filename).catch((error) =>
+          Promise.reject(context.realm.readValues(call, () => fail(error, call))),
+        );
+      });
     },
   };
 }
@@ -116,9 +116,8 @@ async function settle(
     await new Promise((resolve) => setImmediate(resolve));
     const left = rejections.leftBy(call);
     if (left) {
-      throw new Error(
-        `a promise the cell started was rejected and nobody handled it: ${errorMessage(left.reason)}`,
-      );
+      const reason = realm.readValues(call, () => readableMessage(left.reason));
+      throw new Error(`a promise the cell started was rejected and nobody handled it: ${reason}`);
     }
     return settled;
   } finally {
@@ -135,9 +134,26 @@ function failureOf(error: unknown, call: CellCall, memoryMb: number | undefined)
     ];
   if (call.expired) return ["CELL_TIMEOUT", "the cell ran past its time limit"];
   // A failure bass's side named (callint_depth) keeps its code through the realm.
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = readable(() => (error as { code?: unknown } | null)?.code);
   const named = runFailureCodes.has(code as BassErrorCode) ? (code as BassErrorCode) : "CELL_ERROR";
-  return [named, isNativeError(error) ? error.message : String(error)];
+  return [named, readableMessage(error)];
+}
+
+/**
+ * What a cell threw or left rejected, as text: its own getters and `toString` run (within the cell's
+ * deadline, where the caller reads it so), and one that throws gives a text that says so.
+ */
+function readableMessage(error: unknown): string {
+  const text = readable(() => (isNativeError(error) ? String(error.message) : errorMessage(error)));
+  return text ?? "the cell threw a value that cannot be read as text";
+}
+
+function readable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 function toCellError(
@@ -150,7 +166,7 @@ function toCellError(
 ): BassError {
   if (error instanceof BassError && error.cell) return error; // already placed by a nested cell
   // Line 1 of the compiled function is the strict-mode directive; the cell starts on line 2.
-  const match = isNativeError(error) ? stackLine.exec(error.stack ?? "") : null;
+  const match = isNativeError(error) ? stackLine.exec(readable(() => error.stack) ?? "") : null;
   const throwLine =
     call.lastThrow !== undefined && call.lastThrow.value === error ? call.lastThrow.line : undefined;
   const cellLine = throwLine ?? (match ? Math.max(1, Number(match[1]) - 1) : 1);

@@ -1,6 +1,7 @@
 import type { CellReporter } from "../python/watchdog.js";
 import { createDeadlines, type Deadlines } from "./deadlines.js";
 import { type CellRejections, createCellRejections } from "./rejections.js";
+import { createThreadMarks, type ThreadMarks } from "./thread-marks.js";
 
 /**
  * What the runs of one host (a process, a worker thread) share: the waits that must end at their
@@ -17,13 +18,17 @@ export interface Engine {
    * whose cell holds it past its deadline (a call into a built-in no check can stop). None elsewhere.
    */
   cellReporter?: CellReporter | undefined;
+  /** What the cell reporter is told while cells' code and values hold the thread. */
+  marks: ThreadMarks;
 }
 
 export function createEngine(): Engine {
   let cells = 0;
-  return {
+  const engine: Engine = {
     deadlines: createDeadlines(),
     rejections: createCellRejections(),
     cellName: (prefix) => `${prefix}-${cells++}`,
+    marks: createThreadMarks(() => engine.cellReporter),
   };
+  return engine;
 }

@@ -1,5 +1,5 @@
 import { errorMessage, isBassError } from "../errors.js";
-import { addItem, currentOutput, type FailureKind, type RunState } from "./run-state.js";
+import { addItem, currentOutput, type FailureKind, type RunState, readCellValues } from "./run-state.js";
 import type { OutputData } from "./types.js";
 
 /** The default failure output of docs/reference.md#how-a-run-uses-these-keys, by why the run failed. */
@@ -25,8 +25,16 @@ export function enterFailure(state: RunState, kind: FailureKind, details: readon
   const output = currentOutput(state);
   const fallback = defaultFailureOutput(kind, details, state.id);
   const payload = state.integration.realm.adopt(fallback.payload);
-  output.status = fallback.status;
-  output.payload = payload;
+  // The output is the cells' object: a setter of theirs runs within a cell's time limit, and one that
+  // fails leaves the run a new output.
+  try {
+    readCellValues(state, "output", () => {
+      output.status = fallback.status;
+      output.payload = payload;
+    });
+  } catch {
+    state.namespace.output = state.integration.realm.adopt({ ...fallback, payload });
+  }
   state.defaultPayload = payload;
 }
 

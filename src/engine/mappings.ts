@@ -2,9 +2,9 @@ import { BassError } from "../errors.js";
 import { castValue } from "./cast.js";
 import type { CompiledMapping, CompiledPath, CompiledServiceRequest } from "./compile.js";
 import { type ResolvedSegment, writePath } from "./paths.js";
-import { callCell, type RunState, reached, took, withBindings } from "./run-state.js";
-import { copyOf } from "./snapshot.js";
-import { toItems } from "./validation.js";
+import { callCell, type RunState, reached, readCellValues, took, withBindings } from "./run-state.js";
+import { copyOf, snapshot } from "./snapshot.js";
+import { itemsOf } from "./validation.js";
 
 /** Builds a service call's request payload from its field mappings, in order (docs/reference.md#service_requestsfield_mappings). */
 export async function applyFieldMappings(
@@ -17,7 +17,7 @@ export async function applyFieldMappings(
       await applyMapping(state, mapping, payload);
       continue;
     }
-    const items = toItems(await callCell(state, mapping.includeForEach), mapping.label);
+    const items = await itemsOf(state, mapping.includeForEach, mapping.label);
     for (const [fidx, fitem] of items.entries()) {
       await withBindings(state, { fitem, fidx }, () => applyMapping(state, mapping, payload));
     }
@@ -32,8 +32,16 @@ async function applyMapping(
 ): Promise<void> {
   if (mapping.includeIf && !took(state, mapping.includeIf, await callCell(state, mapping.includeIf))) return;
   reached(state, mapping.site);
-  let value =
+  const given =
     "value" in mapping.source ? await callCell(state, mapping.source.value) : copyOf(mapping.source.literal);
+  // The request holds plain data: what a cell made is read once, here, within a cell's time limit.
+  const value = readCellValues(state, mapping.label, () => snapshot(mappedValue(mapping, given)));
+  writePath(payload, await resolvePath(state, mapping.field), value);
+}
+
+/** A mapping's value through its value mapping set and its cast; null where it may be. */
+function mappedValue(mapping: CompiledMapping, given: unknown): unknown {
+  let value = given;
   if (mapping.mapValue) value = mapping.mapValue(value);
   if (mapping.valueType && value !== null && value !== undefined) {
     const cast = castValue(value, mapping.valueType);
@@ -44,7 +52,7 @@ async function applyMapping(
     if (!mapping.nullable) fail(mapping, "the value is null and the mapping is not nullable");
     value = null;
   }
-  writePath(payload, await resolvePath(state, mapping.field), value);
+  return value;
 }
 
 const maxIndex = 100_000;
@@ -54,7 +62,12 @@ export async function resolvePath(state: RunState, path: CompiledPath): Promise<
   const resolved: ResolvedSegment[] = [];
   for (const segment of path) {
     if (segment.kind === "wildcard") throw new TypeError("[*] cannot be written to");
-    resolved.push(segment.kind === "expression" ? toSegment(await callCell(state, segment.cell)) : segment);
+    if (segment.kind !== "expression") {
+      resolved.push(segment);
+      continue;
+    }
+    const value = await callCell(state, segment.cell);
+    resolved.push(readCellValues(state, segment.cell.label, () => toSegment(value)));
   }
   return resolved;
 }

@@ -1,7 +1,7 @@
 import { BassError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
 import { setOwn } from "../objects.js";
-import { type CompiledCell, isThenable } from "./cell.js";
+import type { CompiledCell } from "./cell.js";
 import type { CompiledMask } from "./compile.js";
 import { findMatches } from "./paths.js";
 import { callCell, type RunState, reached, took, withBindings } from "./run-state.js";
@@ -66,9 +66,9 @@ function applyMask(state: RunState, mask: CompiledMask, target: unknown): number
  */
 function decideNow(state: RunState, cell: CompiledCell): unknown {
   const value = callCell(state, cell);
-  if (!isThenable(value)) return value;
+  if (!(value instanceof Promise)) return value;
   // Its outcome is not waited for, so that its failure is no unhandled rejection.
-  (value as Promise<unknown>).catch(() => {});
+  value.catch(() => {});
   throw new BassError(
     "CELL_ERROR",
     `${state.integration.name}: ${cell.label}: gives a promise, and a mask's apply_if must decide at once`,

@@ -217,6 +217,7 @@ export function createNamespace(
   parentint: unknown = null,
 ): Namespace {
   const { realm } = state.integration;
+  realm.clearMatch();
   const namespace = realm.createNamespace();
   new RunOf(namespace, state);
   namespace.input = realm.adopt(input);

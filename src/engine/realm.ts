@@ -7,6 +7,7 @@ import { tameSource } from "../tame.js";
 import type { Engine } from "./engine.js";
 import type { ModuleFiles } from "./modules.js";
 import { recordAsText } from "./snapshot.js";
+import type { CellMark } from "./thread-marks.js";
 
 /** The names every cell of one run sees (docs/reference.md#cells-namespace-and-special-functions): an object that inherits no name, one per run. */
 export type Namespace = Record<string, unknown>;
@@ -24,6 +25,8 @@ export interface CellCall {
   readonly lastThrow: { value: unknown; line: number } | undefined;
   /** Set with `expired` when a check found the thread's memory past what the cell may grow it to. */
   readonly heapFull: boolean;
+  /** What the thread's marks say while the call's code holds it. */
+  readonly mark: CellMark;
 }
 
 /** A cell compiled in the realm: it takes the namespace and its call. */
@@ -75,12 +78,23 @@ export interface CellRealm {
    * async function's promise where the cell awaits. Line 1 of the cell is line 2 of `filename`.
    */
   compile(code: string, form: "expression" | "body", isAsync: boolean, filename: string): RealmCell;
-  /** A call of a cell that must end by `deadline` (a `performance.now()` time). */
-  createCall(deadline: number): CellCall;
+  /**
+   * A call of a cell that must end by `deadline` (a `performance.now()` time), of the pool's `task`, for
+   * the cell whose `cellKey` is `cell`.
+   */
+  createCall(deadline: number, task: number, cell: number): CellCall;
+  /**
+   * Runs `work`, bass's own code that reads values cells made (a getter, `toJSON`, a Proxy's trap may run),
+   * as a cell of its own: within `call`'s deadline and marked for the pool's watch. Cell code it runs past
+   * the deadline throws, and `call.expired` says so.
+   */
+  readValues<T>(call: CellCall, work: () => T): T;
   /** Plain data copied into the realm (objects, arrays, byte strings, dates); a primitive is itself. */
   adopt<T>(value: T): T;
   /** A namespace made in the realm, inheriting the special functions. */
   createNamespace(): Namespace;
+  /** Clears what RegExp's legacy statics keep of the realm's last match (RegExp.input, $1, …). */
+  clearMatch(): void;
   /** The call that runs a cell now, so that functions of other cells it calls keep to its deadline. */
   enter(call: CellCall | undefined): CellCall | undefined;
   /** Ends a call at its deadline: every later check of its code throws. */
@@ -93,36 +107,97 @@ export interface CellRealm {
 const bootstrap = String.raw`(host) => {
   "use strict";
   const { now, heapOver, special, specialNames, nativeNames, native } = host;
+  const timeLimit = "the cell ran past its time limit";
+  // A call's state is private to it: a cell that reaches its call object (it never should) can read it,
+  // not lift its deadline.
+  class Call {
+    #deadline;
+    #task;
+    #cell;
+    #expired = false;
+    #lastThrow = undefined;
+    #countdown = 1;
+    #every = 1;
+    #checked = now();
+    // Where the thread's memory stood at the call's first clock check, noted by the host (heapOver).
+    #memory = { heapCeiling: undefined };
+    #heapFull = false;
+    constructor(deadline, task, cell) {
+      this.#deadline = deadline;
+      this.#task = task;
+      this.#cell = cell;
+    }
+    get deadline() {
+      return this.#deadline;
+    }
+    get expired() {
+      return this.#expired;
+    }
+    get heapFull() {
+      return this.#heapFull;
+    }
+    get lastThrow() {
+      return this.#lastThrow;
+    }
+    get mark() {
+      return { deadline: this.#deadline, task: this.#task, cell: this.#cell };
+    }
+    static expire(call) {
+      call.#expired = true;
+    }
+    static thrown(call, line, value) {
+      call.#lastThrow = { value, line };
+      return value;
+    }
+    // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
+    // every thousandth of a fast one, so a deadline holds whatever a body does.
+    static tick(running) {
+      if (running.#expired) throw new RangeError(timeLimit);
+      if (--running.#countdown > 0) return;
+      const time = now();
+      if (time > running.#deadline) {
+        running.#expired = true;
+        throw new RangeError(timeLimit);
+      }
+      if (heapOver(running.#memory)) {
+        running.#expired = running.#heapFull = true;
+        throw new RangeError("the cell grew its thread's memory past limits.cell_memory_mb");
+      }
+      running.#every = time - running.#checked > 1 ? 1 : Math.min(running.#every * 2, 1024);
+      running.#countdown = running.#every;
+      running.#checked = time;
+    }
+  }
+  Object.freeze(Call.prototype);
+  Object.freeze(Call);
   let current;
-  // How often a loop looks at the clock adapts to what one turn costs: every turn of a slow body, about
-  // every thousandth of a fast one, so a deadline holds whatever a body does.
+  // The call whose promise work runs now (after an await, in a callback), marked held until the thread is
+  // idle: the pool's watch then sees it as it sees a cell's first part.
+  let held;
+  const hold = (call) => {
+    if (current !== undefined || held === call || call === undefined) return;
+    held = call;
+    host.hold(call.mark, () => {
+      held = undefined;
+    });
+  };
   const tick = (call) => {
     const running = current ?? call;
     // A shared module's function called outside any cell (its own top level): no deadline to keep.
     if (running === undefined) return;
-    if (running.expired) throw new RangeError("the cell ran past its time limit");
-    if (--running.countdown > 0) return;
-    const time = now();
-    if (time > running.deadline) {
-      running.expired = true;
-      throw new RangeError("the cell ran past its time limit");
-    }
-    if (heapOver(running)) {
-      running.expired = running.heapFull = true;
-      throw new RangeError("the cell grew its thread's memory past limits.cell_memory_mb");
-    }
-    running.every = time - running.checked > 1 ? 1 : Math.min(running.every * 2, 1024);
-    running.countdown = running.every;
-    running.checked = time;
+    if (current === undefined) hold(running);
+    Call.tick(running);
+  };
+  // After an await: the cell's code goes on, under its deadline and marked.
+  const resume = (call, value) => {
+    tick(call);
+    return value;
   };
   const get = (namespace, name) => {
     if (name in namespace) return namespace[name];
     throw new ReferenceError(name + " is not defined");
   };
-  const thrown = (call, line, value) => {
-    call.lastThrow = { value, line };
-    return value;
-  };
+  const thrown = (call, line, value) => Call.thrown(call, line, value);
   // What bass made is copied, its plain objects the fast way. What is made here already is kept, but
   // walked: bass may have written its own values into it (a field mapping's literal into a cell's object),
   // and those are put in its place as copies.
@@ -188,6 +263,7 @@ const bootstrap = String.raw`(host) => {
   };
   // A promise of bass's side (callint) becomes a promise of the realm, settled with what it gives, adopted.
   const callHost = (implementation, args) => {
+    const caller = current ?? held;
     let result;
     try {
       result = implementation(...args);
@@ -195,8 +271,18 @@ const bootstrap = String.raw`(host) => {
       throw realmError(error);
     }
     if (!host.isPromise(result)) return host.adopt(result);
+    // What its settling runs (the cell's callbacks, built-ins among them) is the calling cell's work.
     return new Promise((resolve, reject) =>
-      result.then((value) => resolve(host.adopt(value)), (error) => reject(realmError(error))),
+      result.then(
+        (value) => {
+          hold(caller);
+          resolve(host.adopt(value));
+        },
+        (error) => {
+          hold(caller);
+          reject(realmError(error));
+        },
+      ),
     );
   };
   const wrap = (implementation) => (...args) => callHost(implementation, args);
@@ -290,6 +376,7 @@ const bootstrap = String.raw`(host) => {
     __tick: { value: tick },
     // Where --expose-gc was on as the context was made (src/heap.ts), its gc goes.
     gc: { value: undefined },
+    __resume: { value: resume },
     __get: { value: get },
     __thrown: { value: thrown },
     TextEncoder: { value: TextEncoder },
@@ -330,8 +417,14 @@ const bootstrap = String.raw`(host) => {
   // Intrinsics no global names: the prototypes of async and generator functions and of iterators.
   for (const intrinsic of [
     async () => {}, function* () {}, async function* () {}, [].values(), new Map().values(), new Set().values(),
-    ""[Symbol.iterator](), /x/[Symbol.matchAll](""),
-  ]) harden(intrinsic);
+    ""[Symbol.iterator](), /x/[Symbol.matchAll](""), new Intl.Segmenter().segment(""),
+    new Intl.Segmenter().segment("")[Symbol.iterator](),
+  ]) {
+    // A built-in with no prototype of its own is only kept from new properties: what it inherits is frozen
+    // here (the async function's and generator's prototypes, the segments' ones).
+    harden(intrinsic);
+    harden(Object.getPrototypeOf(intrinsic));
+  }
   return Object.freeze({
     adopt,
     object: () => ({}),
@@ -339,25 +432,17 @@ const bootstrap = String.raw`(host) => {
     own,
     prototypeNames: Object.getOwnPropertyNames(Object.prototype),
     harden,
+    // RegExp's legacy statics (RegExp.input, $1, lastMatch…) hold the realm's last match, another run's
+    // data: a match of nothing clears them as each run starts and ends.
+    clearMatch: () => void /(?:)/.exec(""),
     createNamespace: () => Object.create(base),
     enter(call) {
       const outer = current;
       current = call;
       return outer;
     },
-    expire(call) {
-      call.expired = true;
-    },
-    createCall: (deadline) => ({
-      deadline,
-      heapCeiling: undefined,
-      heapFull: false,
-      expired: false,
-      lastThrow: undefined,
-      countdown: 1,
-      every: 1,
-      checked: now(),
-    }),
+    expire: (call) => Call.expire(call),
+    createCall: (deadline, task, cell) => new Call(deadline, task, cell),
   });
 }`;
 
@@ -406,6 +491,7 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
       isBassError(error) && runFailureCodes.has(error.code) ? error.code : undefined,
     isPromise,
     errorMessage,
+    hold: (mark: CellMark, released: () => void) => options.engine.marks.holdUntilIdle(mark, released),
     specialNames: [...options.specialNames],
     special: options.special,
     nativeNames: Object.keys(natives),
@@ -416,16 +502,27 @@ export function createCellRealm(options: CellRealmOptions): CellRealm {
     engine: options.engine,
     cellMemoryMb: options.cellMemoryMb,
     compile(code, form, isAsync, filename) {
-      const value = form === "expression" ? `(${code}\n)` : `{${code}\n}`;
-      const run = isAsync ? `(async () => ${value})()` : form === "expression" ? value : undefined;
-      const body = run === undefined ? `"use strict";\n${code}\n` : `"use strict";\nreturn ${run};`;
+      // The cell runs in a function of its own, called with no `this` and no arguments: the engine's call
+      // object and namespace are parameters of the outer one only, never the cell's `arguments`.
+      const value = form === "expression" ? `return (${code}\n);` : `${code}\n`;
+      const inner = isAsync ? "async function ()" : "function ()";
+      const body = `"use strict";\nreturn ${inner} {${value}}.call(undefined);`;
       return compileFunction(body, ["__ns", "__c"], { parsingContext: context, filename }) as RealmCell;
     },
-    createCall: (deadline) => realm.createCall(deadline),
+    createCall: (deadline, task, cell) => realm.createCall(deadline, task, cell),
+    readValues(call, work) {
+      const outer = realm.enter(call);
+      try {
+        return options.engine.marks.within(call.mark, work);
+      } finally {
+        realm.enter(outer);
+      }
+    },
     expire: (call) => realm.expire(call),
     adopt: (value) => fromBass(value) as typeof value,
     harden: (value) => realm.harden(value),
     createNamespace: () => realm.createNamespace(),
+    clearMatch: () => realm.clearMatch(),
     enter: (call) => realm.enter(call),
   };
 }
@@ -438,9 +535,10 @@ interface RealmSide {
   /** The names the realm's Object.prototype holds: an object of the realm takes them by definition. */
   prototypeNames: readonly string[];
   harden(value: unknown): void;
-  createCall(deadline: number): CellCall;
+  createCall(deadline: number, task: number, cell: number): CellCall;
   expire(call: CellCall): void;
   createNamespace(): Namespace;
+  clearMatch(): void;
   enter(call: CellCall | undefined): CellCall | undefined;
 }
 

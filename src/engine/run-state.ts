@@ -1,6 +1,9 @@
 import type { AdapterResolver } from "../adapters/adapter.js";
+import { cellKey } from "../definition/cells.js";
+import { BassError } from "../errors.js";
+import { unknownTask } from "../python/watchdog.js";
 import type { CallintRunner } from "./callint.js";
-import { type CompiledCell, isThenable, type Namespace } from "./cell.js";
+import type { CompiledCell, Namespace } from "./cell.js";
 import type { CompiledIntegration } from "./compile.js";
 import type { CoverageRecorder, CoverageSite } from "./coverage.js";
 import type { CellCall } from "./realm.js";
@@ -147,7 +150,8 @@ export function callCell(state: RunState, cell: CompiledCell): unknown {
     letGo(state);
     throw error;
   }
-  if (isThenable(value)) return settleCell(state, value, wasEnded);
+  // A cell's run gives a promise of bass's own where it waits: the cell's value is not read again here.
+  if (value instanceof Promise) return settleCell(state, value, wasEnded);
   letGo(state);
   if (state.ended && !wasEnded) throw new RunEnded();
   return value;
@@ -171,6 +175,36 @@ export function endCalls(state: RunState): void {
   const { realm } = state.integration;
   for (const call of state.calls) realm.expire(call);
   state.calls.length = 0;
+  realm.clearMatch();
+}
+
+/** What bass's reading of cells' values is known by to the pool's watch, as a cell is. */
+const valuesKey = cellKey("cell values");
+
+/**
+ * Runs `work`, bass's own code that reads or writes values cells made (a mapping's value, a list to loop
+ * over, the output), as a cell of its own (CellRealm.readValues): within a cell's time limit and marked for
+ * the pool's watch, so that a getter, a Proxy's trap or a built-in a cell put there cannot hold the thread
+ * past it. Past it, a CELL_TIMEOUT error for `what`.
+ */
+export function readCellValues<T>(state: RunState, what: string, work: () => T): T {
+  const { realm } = state.integration;
+  const deadline = performance.now() + state.cellTimeoutMs;
+  const call = realm.createCall(deadline, state.poolTask ?? unknownTask, valuesKey);
+  let result: T;
+  try {
+    result = realm.readValues(call, work);
+  } catch (error) {
+    if (!call.expired) throw error;
+    result = undefined as T;
+  }
+  if (call.expired)
+    throw new BassError(
+      "CELL_TIMEOUT",
+      `${state.integration.name}: ${what}: reading what a cell made ran past the cell time limit`,
+      { cell: what },
+    );
+  return result;
 }
 
 /** Lets go of what the cell that ended held: another run may open its vaults now. */
@@ -211,11 +245,11 @@ export function withBindings<T>(state: RunState, bindings: Record<string, unknow
     unbind();
     throw error;
   }
-  if (!isThenable(result)) {
+  if (!(result instanceof Promise)) {
     unbind();
     return result;
   }
-  return Promise.resolve(result).finally(unbind) as T;
+  return result.finally(unbind) as T;
 }
 
 /** The live output object, as the cells left it. */

@@ -20,6 +20,7 @@ import {
   letGo,
   RunEnded,
   type RunState,
+  readCellValues,
   systemClock,
 } from "./run-state.js";
 import { runServiceRequests } from "./service-requests.js";
@@ -229,7 +230,8 @@ const steps: readonly ((state: RunState, inputItem: InputItem, adapters: Adapter
     const masks = state.integration.inputMasks;
     if (masks.length === 0) return;
     // Masked again after before_hook, so that what a hook copied elsewhere is masked by value too.
-    const short = applyMasks(state, masks, snapshot(currentInput(state).payload));
+    const payload = readCellValues(state, "input", () => snapshot(currentInput(state).payload));
+    const short = applyMasks(state, masks, payload);
     if (short.length)
       enterFailure(
         state,

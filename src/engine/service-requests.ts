@@ -13,13 +13,14 @@ import {
   RunEnded,
   type RunState,
   reached,
+  readCellValues,
   runSignal,
   took,
   withBindings,
 } from "./run-state.js";
 import { snapshot } from "./snapshot.js";
 import type { Item } from "./types.js";
-import { runValidationRules, toItems } from "./validation.js";
+import { itemsOf, runValidationRules } from "./validation.js";
 
 /** One service call's part of the formula variable (docs/reference.md#service_requests). */
 export interface CallSlot {
@@ -99,12 +100,12 @@ async function runCallForEach(
   adapters: AdapterResolver,
 ): Promise<CallFailure | undefined> {
   const fv = request.formulaVariable;
-  const items = toItems(await callCell(state, callForEach), `${fv}.call_for_each`);
+  const items = await itemsOf(state, callForEach, `${fv}.call_for_each`);
   took(state, callForEach, items.length > 0);
   const slots: (CallSlot | null)[] = state.integration.realm.adopt([]);
   state.namespace[fv] = slots;
   for (const [sridx, sritem] of items.entries()) {
-    slots[sridx] = null;
+    putSlot(state, slots, sridx, null);
     const failed = await runCallIf(state, request, { sritem, sridx }, slots, adapters);
     if (failed) return failed;
   }
@@ -161,7 +162,7 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   await guard(call, prepare);
   const slot = call.slot;
   if (call.failure || !slot) {
-    addRequestItem(state, request, sridx, started, slot?.request.payload ?? null, null);
+    addRequestItem(state, request, sridx, started, slot ? readSlotRequest(state, slot).payload : null, null);
     await runHook(call, "after_prepare_request_failure_hook");
     await runHook(call, "after_overall_failure_hook");
     return call.failure;
@@ -169,22 +170,23 @@ async function runCall(call: Call, adapters: AdapterResolver): Promise<CallFailu
   await runHook(call, "after_prepare_request_success_hook");
   if (!call.failure) await runHook(call, "before_execute_request_hook");
   if (call.failure) {
-    addRequestItem(state, request, sridx, started, slot.request.payload, null);
+    addRequestItem(state, request, sridx, started, readSlotRequest(state, slot).payload, null);
     await runHook(call, "after_overall_failure_hook");
     return call.failure;
   }
 
-  // Execute, then RESPONSE masks and rules.
+  // Execute, then RESPONSE masks and rules. The hooks may have changed the request: read once, here.
+  const prepared = readSlotRequest(state, slot);
   const { response, timedOut } = await execute(
     state,
     state.integration.realm.engine.deadlines,
     request,
     adapters,
-    slot.request,
+    prepared,
     sridx,
   );
-  slot.response = state.integration.realm.adopt(response);
-  const item = addRequestItem(state, request, sridx, started, slot.request.payload, response);
+  putSlot(state, slot, "response", state.integration.realm.adopt(response));
+  const item = addRequestItem(state, request, sridx, started, prepared.payload, response);
   if (item.response && request.responseMasks.length > 0) {
     const payload = item.response.payload;
     await guard(call, () => {
@@ -222,11 +224,30 @@ async function prepare(call: Call): Promise<void> {
     response: null,
   });
   call.slot = slot;
-  if (call.slots) call.slots[bindings.sridx as number] = slot;
+  if (call.slots) putSlot(state, call.slots, bindings.sridx as number, slot);
   else state.namespace[request.formulaVariable] = slot;
   if (request.requestRules.length === 0) return;
   const rules = await runValidationRules(state, request.requestRules, bindings);
   if (rules.aborted) failWith(call, "validation", rules.messages);
+}
+
+/**
+ * Writes into an object cells can reach (a formula variable's list or slot), within a cell's time limit: a
+ * hook may have put a setter there.
+ */
+function putSlot(state: RunState, target: object, key: string | number, value: unknown): void {
+  readCellValues(state, "a formula variable", () => {
+    (target as Record<string | number, unknown>)[key] = value;
+  });
+}
+
+/** The request of a call as its hooks left it, as plain data: what the adapter gets and the record keeps. */
+function readSlotRequest(state: RunState, slot: CallSlot): CallSlot["request"] {
+  return readCellValues(
+    state,
+    "a formula variable's request",
+    () => snapshot(slot.request) as CallSlot["request"],
+  );
 }
 
 /** Runs a step of the call: an error fails the call (a FAILURE item), not the run; `end()` still ends the run. */

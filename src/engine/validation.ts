@@ -1,5 +1,15 @@
+import type { CompiledCell } from "./cell.js";
 import type { CompiledRule } from "./compile.js";
-import { addItem, callCell, callOptional, type RunState, reached, took, withBindings } from "./run-state.js";
+import {
+  addItem,
+  callCell,
+  callOptional,
+  type RunState,
+  reached,
+  readCellValues,
+  took,
+  withBindings,
+} from "./run-state.js";
 
 export interface RulesOutcome {
   /** A rule with `abort_on_failure` failed: the caller's step fails. */
@@ -20,9 +30,7 @@ export async function runValidationRules(
   const outcome: RulesOutcome = { aborted: false, messages: [] };
   await withBindings(state, bindings, async () => {
     for (const rule of rules) {
-      const items = rule.applyToEach
-        ? toItems(await callCell(state, rule.applyToEach), rule.label)
-        : [undefined];
+      const items = rule.applyToEach ? await itemsOf(state, rule.applyToEach, rule.label) : [undefined];
       for (const [index, item] of items.entries()) {
         const vridx = rule.applyToEach ? index : null;
         await withBindings(state, { vritem: item, vridx, _: undefined, vrmsg: undefined }, () =>
@@ -52,6 +60,12 @@ async function runRule(state: RunState, rule: CompiledRule, vridx: number | null
 
 /** Loops of one cell's making stop here: a generator that never ends must not take the process's memory. */
 const maxItems = 100_000;
+
+/** The items of a loop cell's value, iterated within a cell's time limit (its iterator is the cell's code). */
+export async function itemsOf(state: RunState, cell: CompiledCell, what: string): Promise<unknown[]> {
+  const value = await callCell(state, cell);
+  return readCellValues(state, what, () => toItems(value, what));
+}
 
 /** The items of an `apply_to_each` / `call_for_each` / `include_for_each` cell's value, which must be iterable. */
 export function toItems(value: unknown, what: string): unknown[] {

@@ -18,6 +18,7 @@ import {
 import {
   createErrorLog,
   createProblem,
+  hasNoBody,
   type ProblemError,
   problemFor,
   problemResponse,
@@ -443,6 +444,8 @@ async function runEndpoint(
 function fromOutput(output: OutputData, json?: string): ServeResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(output.headers)) headers[name.toLowerCase()] = String(value);
+  // HTTP gives these no body: what the run's payload held stays in its record.
+  if (hasNoBody(output.status)) return { status: output.status, headers, body: "" };
   if (output.payload instanceof Uint8Array) return { status: output.status, headers, body: output.payload };
   headers["content-type"] = "application/json; charset=utf-8";
   return { status: output.status, headers, body: json ?? JSON.stringify(output.payload ?? null) };

@@ -30,6 +30,11 @@ const renamedPhrases: Readonly<Record<number, string>> = {
   422: "Unprocessable Content",
 };
 
+/** Whether HTTP sends an answer of this status without a body (RFC 9110 §6.4.1): 204 and 304. */
+export function hasNoBody(status: number): boolean {
+  return status === 204 || status === 304;
+}
+
 /** The reason phrase of a status; an unregistered one is named by its class, as RFC 9110 §15 reads it. */
 export function reasonPhrase(status: number): string {
   return renamedPhrases[status] ?? STATUS_CODES[status] ?? (status >= 500 ? "Server Error" : "Client Error");

@@ -11,7 +11,7 @@ import { listenError } from "../listen-error.js";
 import { type Batch, createBatch } from "./batch.js";
 import { type Connections, trackConnections } from "./connections.js";
 import type { HandledResponse, ServeRequest } from "./context.js";
-import { createProblem, type LogError, problemFor, problemResponse } from "./problem.js";
+import { createProblem, hasNoBody, type LogError, problemFor, problemResponse } from "./problem.js";
 import { parseRequestTarget } from "./target.js";
 
 export interface StartServerOptions {
@@ -200,7 +200,8 @@ async function serve(request: IncomingMessage, response: NodeResponse, edge: Edg
   for (const name in handled.headers) headers[name] = handled.headers[name] as string;
   // A request whose body was cut off is not read to its end: its connection closes after the answer.
   if (body === undefined) headers.connection = "close";
-  headers["content-length"] = String(length);
+  // A 204 or 304 has no body, and says no length for one (RFC 9110 §8.6).
+  if (!hasNoBody(handled.status)) headers["content-length"] = String(length);
   try {
     response.writeHead(handled.status, headers);
   } catch (error) {

@@ -62,8 +62,8 @@ const reach = [
   () => Function("return 1")(),
   () => keep.constructor("return 1")(),
   () => console.log.constructor("return 1")(),
-  () => arguments[1].constructor.constructor("return 1")(),
-  () => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(arguments[0]), "end").get.constructor("return 1")(),
+  () => (function* () {}).constructor("return 1")(),
+  () => (async function* () {}).constructor("return 1")(),
   () => (async () => {}).constructor("return 1")(),
 ]
 output.payload = reach.map((attempt) => { try { return typeof attempt() } catch (error) { return error.name } })`;
@@ -258,5 +258,37 @@ describe("promise work a cell leaves running", () => {
       new Promise((resolve) => setTimeout(() => resolve("held"), 5000).unref()),
     ]);
     expect(turned).toBe("turned");
+  });
+});
+
+describe("RegExp's legacy statics", () => {
+  it("keep nothing of one run's match for the next", async () => {
+    const definition = `name: a
+on_success_hook: |
+  const seen = [RegExp.input, RegExp.$1, RegExp.lastMatch, RegExp.leftContext, RegExp.rightContext];
+  /(\\d{3})-\\d{2}/.test(input.payload.tax_id ?? "")
+  output.payload = seen
+`;
+    const [, second] = await runTwice(definition, [{ payload: { tax_id: "x 123-45 y" } }, { payload: {} }]);
+    expect(second?.output.payload).toEqual(["", "", "", "", ""]);
+  });
+});
+
+describe("intrinsics no global names", () => {
+  it("are frozen: the prototypes of async and generator functions and of Intl.Segmenter's results", async () => {
+    const code = `
+const segments = new Intl.Segmenter().segment("ab");
+const reach = [
+  Object.getPrototypeOf(async function () {}),
+  Object.getPrototypeOf(function* () {}),
+  Object.getPrototypeOf(async function* () {}),
+  Object.getPrototypeOf(function* () {}).prototype,
+  Object.getPrototypeOf(async function* () {}).prototype,
+  Object.getPrototypeOf(segments),
+  Object.getPrototypeOf(segments[Symbol.iterator]()),
+];
+output.payload = reach.map((intrinsic) => Object.isFrozen(intrinsic))`;
+    const result = await runDefinition(`name: a\nbefore_hook: ${JSON.stringify(code)}\n`, { payload: {} });
+    expect(result.output.payload).toEqual(Array(7).fill(true));
   });
 });
