@@ -14,6 +14,9 @@ const seconds = Number(process.argv[2] ?? 60);
 const normalConnections = 8;
 const bin = new URL("../bin/bass.cjs", import.meta.url).pathname;
 
+/** A built-in that backtracks without end, which only a worker's end stops, called by bass after a cell returned. */
+const stuck = "RegExp.prototype.test.bind(/^(?=a)(a+)+$/, 'a'.repeat(36) + 'b')";
+
 /** The hostile cells, each behind a POST endpoint named after it, and the answer each must get. */
 const hostile = {
   atomics: [500, { before_hook: "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)" }],
@@ -23,6 +26,30 @@ const hostile = {
   loops: [504, { before_hook: "for (;;) {}" }],
   "big-output": [500, { on_success_hook: "output.payload = 'x'.repeat(12 * 1024 * 1024)" }],
   "leaves-work": [200, { before_hook: "void (async () => { for (;;) await null })()" }],
+  "to-json": [504, { on_success_hook: `output.payload = { toJSON: ${stuck} }` }],
+  "then-getter": [504, { on_success_hook: `Object.defineProperty({}, "then", { get: ${stuck} })` }],
+  "proxy-headers": [504, { on_success_hook: `output.headers = new Proxy({}, { ownKeys: ${stuck} })` }],
+  arguments: [500, { before_hook: "arguments[1].countdown = Infinity; for (;;) {}" }],
+  "status-twice": [
+    200,
+    {
+      on_success_hook:
+        "let n = 0; output = { get status() { return n++ ? 700 : 200 }, headers: {}, payload: 1 }",
+    },
+  ],
+  framing: [
+    200,
+    { on_success_hook: "output.headers = { 'Transfer-Encoding': 'chunked', Connection: 'close' }" },
+  ],
+  "big-header": [500, { on_success_hook: "output.headers = { 'X-Big': 'x'.repeat(5 * 1024 * 1024) }" }],
+  "huge-answer": [500, { on_success_hook: "output.payload = { s: 'x'.repeat(150 * 2 ** 20) }" }],
+  "heap-bomb": [
+    500,
+    {
+      on_success_hook:
+        "const kept = []\nfor (;;) kept.push({ at: kept.length, list: new Array(1024).fill(kept.length) })",
+    },
+  ],
   "py-js": [500, { language: "python", before_hook: 'exec("import js")' }],
   "py-hack": [200, { language: "python", before_hook: 'import json\njson.dumps = lambda *a, **k: "x"' }],
   "py-native": [504, { language: "python", before_hook: "sum(range(10**10))" }],

@@ -30,6 +30,25 @@ async function ping(url: string): Promise<number> {
   return response.status;
 }
 
+/**
+ * A ping on a connection of its own, as a new client sends it: a kept-alive connection that sits idle
+ * between two pings may be the one closed to make room, which HTTP allows a server.
+ */
+function pingAlone(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${url}/ping`,
+      { method: "POST", agent: false, headers: { "content-type": "application/json" }, timeout: 15_000 },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
+    sent.on("error", reject);
+    sent.end("{}");
+  });
+}
+
 interface HeldSocket {
   socket: Socket;
   /** What came back on it so far. */
@@ -147,7 +166,7 @@ describe.each([
       }
     };
     const attackers = Array.from({ length: 20 }, attack);
-    for (let round = 0; round < 10; round++) expect(await ping(server.url)).toBe(200);
+    for (let round = 0; round < 10; round++) expect(await pingAlone(server.url)).toBe(200);
     reconnecting = false;
     for (const socket of sockets) socket.destroy();
     await Promise.all(attackers);
