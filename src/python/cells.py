@@ -9,6 +9,7 @@ import datetime
 import decimal as _decimal
 import io
 import builtins as _builtins
+import _signal
 import signal
 import sys
 import types
@@ -578,11 +579,13 @@ _special = None
 _register_path = None
 _read_path = None
 _write_path = None
+# The time limit's line and jump callbacks (see _time_limit), once connected.
+_time_limit_callbacks = None
 
 
 def connect(host, objects):
     """Gives the cells their host, and cells.py its JavaScript object operations, once per runtime."""
-    global _host, _read, _special, _register_path, _read_path, _write_path, FAILED
+    global _host, _read, _special, _register_path, _read_path, _write_path, FAILED, _time_limit_callbacks
     global _js_has, _js_get, _js_set, _js_delete, _js_keys, _from_entries
     _host = host
     _read = host.read
@@ -593,6 +596,7 @@ def connect(host, objects):
     _js_has, _js_get, _js_set = objects.has, objects.get, objects.set
     _js_delete, _js_keys, _from_entries = objects.delete, objects.keys, objects.fromEntries
     FAILED = objects.failed
+    _time_limit_callbacks = _start_time_limit(host.pastDeadline)
 
 
 def _end(payload=_UNSET, status=None, headers=None, state=None):
@@ -1016,33 +1020,6 @@ _monitoring = sys.monitoring
 # Tool ids 0, 1, 2 and 5 are the debugger's, coverage's, profilers' and optimizers'.
 _TIME_LIMIT = 4
 _monitoring.use_tool_id(_TIME_LIMIT, "bass cell time limit")
-_stopping = False
-
-
-def _stop_cell(code, *where):
-    if code.co_filename.startswith("bass-py-cell-"):
-        raise CellTimeout()
-
-
-_monitoring.register_callback(_TIME_LIMIT, _monitoring.events.LINE, _stop_cell)
-_monitoring.register_callback(_TIME_LIMIT, _monitoring.events.JUMP, _stop_cell)
-
-
-_in_cell = False
-
-
-def _on_deadline(signum, frame):
-    """The watchdog's SIGINT: stop the cell once, then at every line and jump of it, should it catch that.
-    One that comes late, outside a cell or once the cell is stopping, is for no one."""
-    global _stopping
-    if not _in_cell or _stopping:
-        return
-    _stopping = True
-    _monitoring.set_events(_TIME_LIMIT, _monitoring.events.LINE | _monitoring.events.JUMP)
-    raise CellTimeout()
-
-
-signal.signal(signal.SIGINT, _on_deadline)
 
 
 _builtin_names = frozenset(dir(_builtins))
@@ -1075,44 +1052,6 @@ class _Scope(dict):
         return found
 
 
-# Modules that reach JavaScript's world, and through it the host: no cell imports them.
-_FORBIDDEN = frozenset({"js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes"})
-# What a cell may not do to its thread: read every object of the interpreter, or leave a hook behind.
-_REFUSED = frozenset({
-    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook", "sys.settrace",
-    "sys.setprofile", "sys.monitoring.register_callback", "sys._setprofileallthreads", "sys._settraceallthreads",
-})
-_builtin_import = _builtins.__import__
-
-
-def _refuse_import(name):
-    raise ImportError(f"a cell cannot import {name}: it reaches the JavaScript world bass runs in")
-
-
-def _cell_import(name, globals=None, locals=None, fromlist=(), level=0):
-    """import for cells: a module imported already is found without the import machinery, so it is checked here."""
-    if level == 0 and name.partition(".")[0] in _FORBIDDEN:
-        _refuse_import(name)
-    return _builtin_import(name, globals, locals, fromlist, level)
-
-
-def _audit(event, args):
-    """What the import machinery and the interpreter say they do, refused while a cell runs."""
-    if not _in_cell:
-        return
-    if event == "import" and str(args[0]).partition(".")[0] in _FORBIDDEN:
-        _refuse_import(args[0])
-    if event in _REFUSED:
-        raise RuntimeError(f"a cell cannot call {event}")
-
-
-# The built-ins cells see: Python's, with the import that refuses the modules above. A module, not a dict,
-# so that a change to it is noted as any module's is (see _WatchedModule).
-_cell_builtins = types.ModuleType("builtins")
-_cell_builtins.__dict__.update(vars(_builtins))
-_cell_builtins.__import__ = _cell_import
-_CELL_GLOBALS["__builtins__"] = _cell_builtins
-
 # The interpreter's state as seal() left it, which restore_state() puts back: each module's names (the
 # built-ins among them), the cells' own built-ins, the import system's lists and the time limit's handler.
 _saved_modules = {}
@@ -1142,8 +1081,9 @@ class _WatchedModule(types.ModuleType):
 
 
 def seal():
-    """Once cells.py is connected: forgets the JavaScript modules, refuses what cells may not do, and keeps
-    the state each run starts from."""
+    """Once cells.py is connected: forgets the JavaScript modules, keeps the state each run starts from, and
+    refuses what cells may not do. Gives restore_own and restore_state (see _restoring), which JavaScript
+    keeps: no cell can replace them."""
     for name in ("js", "pyodide_js", "pyodide_js._api"):
         sys.modules.pop(name, None)
     # Pyodide's event loop schedules Python on JavaScript timers: no cell leaves work for after its run.
@@ -1153,7 +1093,6 @@ def seal():
         raise RuntimeError("cells have no timers")
 
     pyodide.webloop.scheduleCallback = _no_timers
-    sys.addaudithook(_audit)
     for module in sys.modules.values():
         names = getattr(module, "__dict__", None)
         if type(names) is not dict:
@@ -1162,7 +1101,7 @@ def seal():
         # A module of a class of its own keeps it, and is compared name by name at each restore.
         if type(module) is types.ModuleType:
             module.__class__ = _WatchedModule
-    for kept in (sys.meta_path, sys.path, sys.path_hooks):
+    for kept in (sys.meta_path, sys.path, sys.path_hooks, __import__("warnings").filters):
         _saved_lists.append((kept, list(kept)))
     _saved_modules.update(sys.modules)
     _saved_module_list.extend(sys.modules.values())
@@ -1170,15 +1109,43 @@ def seal():
         (names, dict(names), list(names.values()))
         for names in (_module_names(m) for m in _saved_names if type(m) is not _WatchedModule)
     )
+    # The environment's names are a dict of os.environ's, changed in place.
+    environ = __import__("os").environ._data
+    _unwatched.append((environ, dict(environ), list(environ.values())))
     _saved_names[_cell_builtins] = dict(_module_names(_cell_builtins))
     _cell_builtins.__class__ = _WatchedModule
+    _saved_settings.extend(_settings())
     _changed.clear()
+    own = globals()
+    restorers = _restoring(own, tuple(own), tuple(own.values()), tuple(own.items()))
+    sys.addaudithook(_audit_hook(_time_limit_callbacks))
+    return restorers
 
 
-# Namespaces no _WatchedModule stands for (modules of a class of their own, the cells' built-ins): each
-# restore_state() compares them by identity.
+def _restoring(own, keys, values, items, same=__import__("operator").is_, unchanged=all, each=map, size=len):
+    """restore_own, which puts back this module's own names (a cell may have changed them through a special
+    function's __globals__), from its defaults; and restore_state, which does so before it reads them."""
+
+    def restore_own(own=own, keys=keys, values=values, items=items, same=same, unchanged=unchanged,
+                    each=each, size=size, clear=dict.clear, update=dict.update, listed=dict.values):
+        if size(own) == size(keys) and unchanged(each(same, own, keys)) and unchanged(each(same, listed(own), values)):
+            return 0
+        clear(own)
+        update(own, items)
+        return 1
+
+    def restore_state(restore_own=restore_own):
+        return restore_own() + _restore_interpreter()
+
+    return restore_own, restore_state
+
+
+# Namespaces no _WatchedModule stands for (modules of a class of their own, the cells' built-ins, the
+# environment): each restore_state() compares them by identity.
 _unwatched = []
 _saved_module_list = []
+# The interpreter's settings as seal() left them (see _settings).
+_saved_settings = []
 
 
 _same = __import__("operator").is_
@@ -1189,11 +1156,64 @@ def _changed_from(values, saved):
     return len(values) != len(saved) or not all(map(_same, values, saved))
 
 
-def restore_state():
+def _settings():
+    """The interpreter's settings a cell can change and restore_state puts back: the recursion limit, the
+    longest int text, and decimal's three contexts (DefaultContext is what each new Context copies)."""
+    return [
+        sys.getrecursionlimit(),
+        sys.get_int_max_str_digits(),
+        *(repr(context) for context in (_decimal.DefaultContext, _decimal.BasicContext, _decimal.ExtendedContext)),
+    ]
+
+
+_CONTEXT_FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
+_decimal_templates = [
+    (context, {name: getattr(context, name) for name in _CONTEXT_FIELDS}, dict(context.traps), dict(context.flags))
+    for context in (_decimal.DefaultContext, _decimal.BasicContext, _decimal.ExtendedContext)
+]
+
+
+def _restore_settings():
+    """Puts back the settings that differ from seal()'s; says whether any did."""
+    if _settings() == _saved_settings:
+        return False
+    sys.setrecursionlimit(_saved_settings[0])
+    sys.set_int_max_str_digits(_saved_settings[1])
+    for context, fields, traps, flags in _decimal_templates:
+        for name, value in fields.items():
+            setattr(context, name, value)
+        context.traps = traps
+        context.flags = flags
+    return True
+
+
+def _restore_monitoring():
+    """Puts back the time limit's tool, and frees any other a cell took; says whether it did. A tool's
+    callbacks cannot be read, so the time limit's are registered again."""
+    restored = False
+    for tool in range(6):
+        if tool != _TIME_LIMIT and _monitoring.get_tool(tool) is not None:
+            _monitoring.free_tool_id(tool)
+            restored = True
+    if _monitoring.get_tool(_TIME_LIMIT) is None:
+        _monitoring.use_tool_id(_TIME_LIMIT, "bass cell time limit")
+        restored = True
+    if _monitoring.get_events(_TIME_LIMIT):
+        _monitoring.set_events(_TIME_LIMIT, 0)
+        restored = True
+    on_line, on_jump = _time_limit_callbacks
+    if _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.LINE, on_line) is not on_line:
+        restored = True
+    if _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.JUMP, on_jump) is not on_jump:
+        restored = True
+    return restored
+
+
+def _restore_interpreter():
     """Puts back what a run changed in the interpreter for the next run: modules imported, replaced or
-    whose names changed, the built-ins, the import system's lists, the signal handler and the decimal
-    context. A module's names changed through a function's __globals__ are not seen. Says how many it put
-    back."""
+    whose names changed, the built-ins, the import system's and warnings' lists, the environment, the
+    interpreter's settings, the time limit's monitoring tool and the decimal context. A standard module's
+    names changed through a function's __globals__ are not seen. Says how many it put back."""
     restored = 0
     modules = sys.modules
     if _changed_from(modules.values(), _saved_module_list):
@@ -1217,9 +1237,7 @@ def restore_state():
         if _changed_from(kept, saved):
             kept[:] = saved
             restored += 1
-    if signal.getsignal(signal.SIGINT) is not _on_deadline:
-        signal.signal(signal.SIGINT, _on_deadline)
-        restored += 1
+    restored += _restore_settings() + _restore_monitoring()
     # A run starts from the default decimal context, its cells sharing it as the platform's do: no run's
     # precision or rounding reaches another.
     _decimal.setcontext(_decimal.Context())
@@ -1237,19 +1255,14 @@ _scope = None
 def run_cell(cell, run):
     """Runs one cell of run number `run`, which the host works on now: its value as JavaScript data, or
     FAILED."""
-    global _in_cell, _scope, _failure, _run
+    global _scope, _failure, _run
     _run = run
     outer = _scope
     scope = _scope = _Scope(_CELL_GLOBALS)
     scope.absent = set()
-    _in_cell = True
     try:
-        try:
-            value = eval(cell.code, scope) if cell.expression else _executed(cell.code, scope)
-            return to_js_value(value)
-        finally:
-            # Before any handler below runs: a SIGINT that comes now is for no one.
-            _in_cell = False
+        value = eval(cell.code, scope) if cell.expression else _executed(cell.code, scope)
+        return to_js_value(value)
     except CellTimeout as error:
         _failure = ["timeout", "", _line_of(error.__traceback__, cell.filename)]
     except JsException as error:
@@ -1276,9 +1289,7 @@ def _executed(code, scope):
 
 
 def _stop_watching():
-    global _stopping
-    if _stopping:
-        _stopping = False
+    if _monitoring.get_events(_TIME_LIMIT):
         _monitoring.set_events(_TIME_LIMIT, 0)
 
 
@@ -1290,6 +1301,145 @@ def _line_of(trace, filename):
             line = trace.tb_lineno
         trace = trace.tb_next
     return line
+
+
+# What no cell can switch off. A cell reaches everything module-level here (this module is __main__, and
+# a special function's __globals__ is its namespace), so what decides what a cell may do is kept where no
+# cell changes it: in the defaults of the functions that decide (a tuple; replacing a function's code or
+# defaults is refused below), and in runtime.ts. None of them reads a global or a built-in name.
+
+# Modules that reach JavaScript's world (and through it the host), the interpreter's memory, or other
+# processes: no cell imports them, nor makes a built-in module anew (runtime.ts guards _imp for that).
+FORBIDDEN_MODULES = (
+    "js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes", "_testcapi",
+    "_testinternalcapi", "_testlimitedcapi", "_testbuffer", "_testclinic", "_testclinic_limited",
+    "_testmultiphase", "_testsinglephase", "_testimportmultiple", "_xxtestfuzz", "xxsubtype",
+    "_remote_debugging", "_posixsubprocess", "faulthandler",
+)
+# What no cell does, whatever it reaches: list every object of the interpreter, leave a hook or a tracer
+# behind for later runs, or start or signal a process. bass's own code needs none of them once sealed.
+_REFUSED = frozenset({
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.addaudithook", "sys.settrace",
+    "sys.setprofile", "sys._setprofileallthreads", "sys._settraceallthreads", "sys.set_asyncgen_hooks_firstiter",
+    "sys.set_asyncgen_hooks_finalizer", "sys.remote_exec", "os.system", "os.exec", "os.spawn", "os.posix_spawn",
+    "os.fork", "os.forkpty", "os.kill", "os.killpg", "os.putenv", "os.unsetenv", "subprocess.Popen",
+    "signal.pthread_kill",
+})
+# A function's parts whose change would change what it does.
+_FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+# bass's classes, every run's: no cell changes what their objects do for a later run.
+_OWN_CLASSES = (
+    Flex, _Scope, _WatchedModule, _SharedModule, _DecimalModule, RunFile, GlyueFileHandle, _Vault,
+    _IndexGenerator, _DataUtils, CellTimeout, Cell, _KeyPaths,
+)
+_builtin_import = _builtins.__import__
+
+
+def _cell_import(name, globals=None, locals=None, fromlist=(), level=0, forbidden=frozenset(FORBIDDEN_MODULES)):
+    """import for cells: a module imported already is found without the import machinery, so it is checked
+    here too (the audit hook refuses those not imported yet)."""
+    if level == 0 and str.partition(str.__str__(name), ".")[0] in forbidden:
+        raise ImportError(f"a cell cannot import {name}: it reaches the JavaScript world bass runs in")
+    return _builtin_import(name, globals, locals, fromlist, level)
+
+
+# The built-ins cells see: Python's, with the import that refuses the modules above. A module, not a dict,
+# so that a change to it is noted as any module's is (see _WatchedModule).
+_cell_builtins = types.ModuleType("builtins")
+_cell_builtins.__dict__.update(vars(_builtins))
+_cell_builtins.__import__ = _cell_import
+_CELL_GLOBALS["__builtins__"] = _cell_builtins
+
+# bass's own code that runs while a cell is stopped, after it ended: never stopped itself.
+_UNSTOPPED = (run_cell.__code__, _line_of.__code__, _stop_watching.__code__)
+
+
+def _time_limit(past_deadline):
+    """The time limit's SIGINT handler and its line and jump callbacks, which past_deadline (runtime.ts's:
+    whether a cell runs past its deadline) decides: the handler stops the cell, then every line and jump
+    but bass's own raises again, should the cell catch that. A SIGINT that comes in bass's own code after
+    the cell ended is for no one, and events that come outside a stopping cell are turned off where they
+    come."""
+
+    def _on_deadline(signum, frame, past_deadline=past_deadline, unstopped=_UNSTOPPED, stop=CellTimeout,
+                     monitoring=_monitoring, tool=_TIME_LIMIT,
+                     events=_monitoring.events.LINE | _monitoring.events.JUMP):
+        if frame is not None:
+            for own in unstopped:
+                if frame.f_code is own:
+                    return
+        if not past_deadline():
+            return
+        monitoring.restart_events()
+        monitoring.set_events(tool, events)
+        raise stop()
+
+    def _stop_at_line(code, line, past_deadline=past_deadline, unstopped=_UNSTOPPED, stop=CellTimeout,
+                      disable=_monitoring.DISABLE):
+        if not past_deadline():
+            return disable
+        for own in unstopped:
+            if code is own:
+                return None
+        raise stop()
+
+    def _stop_at_jump(code, source, destination, past_deadline=past_deadline, unstopped=_UNSTOPPED,
+                      stop=CellTimeout, disable=_monitoring.DISABLE):
+        if not past_deadline():
+            return disable
+        for own in unstopped:
+            if code is own:
+                return None
+        raise stop()
+
+    return _on_deadline, _stop_at_line, _stop_at_jump
+
+
+def _no_signals(*args):
+    raise RuntimeError("a cell cannot change how signals are handled: the time limit has SIGINT")
+
+
+def _start_time_limit(past_deadline):
+    """Starts the time limit, and takes from every cell the means to change how signals are handled."""
+    handler, on_line, on_jump = _time_limit(past_deadline)
+    signal.signal(signal.SIGINT, handler)
+    for name in ("signal", "setitimer", "alarm", "siginterrupt", "set_wakeup_fd", "pthread_sigmask"):
+        if hasattr(_signal, name):
+            setattr(_signal, name, _no_signals)
+    _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.LINE, on_line)
+    _monitoring.register_callback(_TIME_LIMIT, _monitoring.events.JUMP, on_jump)
+    return on_line, on_jump
+
+
+def _audit_hook(callbacks):
+    """The audit hook: what the import machinery and the interpreter say they do, refused once sealed,
+    whoever does it (bass's own code needs none of it then). `callbacks` are the time limit's, the only
+    ones registered. A str subclass is read as the text it holds."""
+
+    def _audit(event, args, exact=str.__str__, partition=str.partition, starts=str.startswith,
+               forbidden=frozenset(FORBIDDEN_MODULES), refused=_REFUSED, parts=_FUNCTION_PARTS,
+               classes=_OWN_CLASSES, callbacks=callbacks, import_error=ImportError, refusal=RuntimeError):
+        event = exact(event)
+        if event == "import":
+            name = exact(args[0])
+            # A name with a file is a dynamic library: the standard library here has none.
+            if partition(name, ".")[0] in forbidden or args[1] is not None:
+                raise import_error(f"a cell cannot import {name}: it reaches the JavaScript world bass runs in")
+        elif event in refused or starts(event, "ctypes."):
+            raise refusal(f"a cell cannot call {event}")
+        elif event == "sys.monitoring.register_callback":
+            if args[0] is not callbacks[0] and args[0] is not callbacks[1]:
+                raise refusal(f"a cell cannot call {event}")
+        elif event == "object.__setattr__" or event == "object.__delattr__":
+            part = exact(args[1])
+            # An object made another class: a module unwatched, or a Flex that is no longer one.
+            if part in parts or part == "__class__":
+                raise refusal(f"a cell cannot change an object's {part}")
+            for own in classes:
+                if args[0] is own:
+                    raise refusal(f"a cell cannot change {own.__name__}: bass's classes are every run's")
+
+    return _audit
 
 
 def _as_compiled(code):

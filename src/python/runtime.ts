@@ -140,11 +140,11 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const runCell = get("run_cell") as unknown as (cell: PythonCode, run: number) => unknown;
   const lastFailure = get("last_failure") as unknown as () => PyProxy;
   const cellFacts = get("cell_facts") as unknown as (code: string) => PyProxy;
-  const restoreState = get("restore_state") as unknown as () => number;
   const watchdog: Watchdog = createWatchdog();
   pyodide.setInterruptBuffer(watchdog.interrupt);
-  // The run whose cell runs now, and its host: cells.py is connected once, to calls that go to them.
-  let running: { run: unknown; host: PythonHost<unknown> } | undefined;
+  // The run whose cell runs now, its host and its deadline: cells.py is connected once, to calls that go to
+  // them. Kept here, where no cell reaches: whether a cell is past its deadline decides its stop.
+  let running: { run: unknown; host: PythonHost<unknown>; deadline: number } | undefined;
   const now = () => {
     if (!running) throw new Error("a Python special function was called outside the cell that had it");
     return running;
@@ -153,6 +153,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const keyPaths = createKeyPaths();
   connect(
     {
+      pastDeadline: () => running !== undefined && performance.now() >= running.deadline,
       read: readName,
       registerPath: (path: string) => keyPaths.register(path),
       readPath: (index: number) => keyPaths.read(index, readName),
@@ -175,7 +176,10 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   const failed = get("FAILED") as unknown;
   pyodide.unregisterJsModule("js");
   pyodide.unregisterJsModule("pyodide_js");
-  (get("seal") as unknown as () => void)();
+  guardBuiltinModules(pyodide, get("FORBIDDEN_MODULES").toJs() as string[]);
+  const sealed = (get("seal") as unknown as () => PyProxy)();
+  const [restoreOwn, restoreState] = sealed.toJs({ depth: 1 }) as [() => number, () => number];
+  sealed.destroy();
   // Made on the first cell: a thread that only compiles cells (lint, serve's main thread) keeps its world.
   let builtins: BuiltinsGuard | undefined;
   let tainted = false;
@@ -190,6 +194,14 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
   let runCount = 0;
   // The run of the last cell, by its number: a cell of another run finds the interpreter put back.
   let lastRun = 0;
+  // bass's own reading of a cell after a run's cells ran finds the interpreter as sealed too: a run that
+  // rebound a built-in (str) changes nothing bass compiles next. The next run's first cell puts it back again.
+  const restoreForBass = () => {
+    restoreOwn();
+    if (lastRun === 0) return;
+    restoreState();
+    lastRun = 0;
+  };
   const findSyntaxError = (code: string, filename: string): PythonSyntaxError | undefined => {
     const error = syntaxError(code, filename);
     if (!error) return undefined;
@@ -198,14 +210,19 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
     return { message, line, column };
   };
   return {
-    syntaxError: (code) => findSyntaxError(code, "cell"),
+    syntaxError: (code) => {
+      restoreForBass();
+      return findSyntaxError(code, "cell");
+    },
     facts(code) {
+      restoreForBass();
       const proxy = cellFacts(code);
       const facts = proxy.toJs({ dict_converter: Object.fromEntries }) as PythonCellFacts;
       proxy.destroy();
       return facts;
     },
     compile(code, filename) {
+      restoreForBass();
       const error = findSyntaxError(code, filename);
       return error ? { error } : { cell: compileCell(code, filename) };
     },
@@ -227,7 +244,7 @@ function createRuntime(pyodide: PyodideAPI): PythonRuntime {
       }
       cellsRan = true;
       const outer = running;
-      running = { run, host: host as PythonHost<unknown> };
+      running = { run, host: host as PythonHost<unknown>, deadline };
       watchdog.arm(deadline, task, key);
       let value: unknown;
       try {
@@ -272,6 +289,32 @@ function bareMethods<T extends object>(target: T): T {
       return typeof value === "function" ? bare((...args: unknown[]) => value.apply(object, args)) : value;
     },
   });
+}
+
+/**
+ * Makes `_imp.create_builtin`, by which the import system makes a built-in module, refuse the forbidden
+ * modules and a second copy of one made already (a fresh `_signal` would have its functions back): a cell
+ * calls `_imp` directly, past the import that the audit hook sees. The real function is held here, where no
+ * cell reaches it, and called with a spec of the name read once.
+ */
+function guardBuiltinModules(pyodide: PyodideAPI, forbidden: readonly string[]): void {
+  const imp = pyodide.pyimport("_imp") as PyProxy & { create_builtin: unknown };
+  const machinery = pyodide.pyimport("importlib.machinery") as PyProxy & {
+    ModuleSpec: PyProxy & { callKwargs(...args: unknown[]): unknown };
+    BuiltinImporter: PyProxy;
+  };
+  const create = imp.create_builtin as (spec: unknown) => unknown;
+  const { ModuleSpec, BuiltinImporter } = machinery;
+  const refused = new Set([
+    ...forbidden,
+    ...(pyodide.runPython("list(__import__('sys').modules)").toJs() as string[]),
+  ]);
+  imp.create_builtin = (spec: PyProxy & { name: unknown }) => {
+    const name = spec.name;
+    if (typeof name !== "string" || refused.has(name) || refused.has(name.split(".")[0] as string))
+      throw new Error(`a cell cannot make the built-in module ${String(name)} anew`);
+    return create(ModuleSpec.callKwargs(name, BuiltinImporter, { origin: "built-in" }));
+  };
 }
 
 /** What cells.py does to JavaScript objects (see connect in cells.py), made here, not from strings there. */

@@ -37,6 +37,28 @@ describe("a Python cell cannot reach the host", () => {
     expect(failure).toMatch(/cannot import (js|pyodide|ctypes)|No module named '(js|pyodide_js)'/);
   });
 
+  // What a cell can reach (cells.py's names through __main__ or a special function's __globals__, the
+  // built-ins) decides nothing: each attack switches off what it can first.
+  it.each([
+    [
+      "the in-cell flag",
+      "import __main__\n__main__._in_cell = False\nimport importlib\nimportlib.import_module('ctypes')",
+    ],
+    [
+      "the refused names",
+      "end.__globals__['_FORBIDDEN'] = frozenset()\nimport importlib\nimportlib.import_module('ctypes')",
+    ],
+    [
+      "str",
+      "import builtins\nbuiltins.str = lambda value: 'json'\nimport importlib\nimportlib.import_module('ctypes')",
+    ],
+    ["the hook's defaults", "import __main__\n__main__._audit.__defaults__ = None"],
+  ])("refuses ctypes and the hook's change whatever a cell switched off first (%s)", async (_name, hook) => {
+    const { output, failure } = await run(`${hook}\noutput.payload = 'reached'`);
+    expect(output).not.toBe("reached");
+    expect(failure).toBeDefined();
+  });
+
   it("finds the JavaScript modules gone from sys.modules", async () => {
     const { output } = await run(
       "import sys\noutput.payload = [name for name in ('js', 'pyodide_js') if name in sys.modules]",
