@@ -1,4 +1,15 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseDocument,
+  visit,
+} from "yaml";
 import type { Issue } from "./issue.js";
 import {
   type NodePlace,
@@ -102,8 +113,43 @@ export function parseYamlSource(file: string, input: string): { source: YamlSour
     return { value, places };
   }
 
-  const value = doc.toJS({ maxAliasCount: 100 });
+  const value = toPlainValue(doc, file, at, issues);
   return { source: { file, text, value, locate, locateInString, snapshot }, issues };
+}
+
+/** Most aliases a document may expand: past it (a "billion laughs" file) the file is a finding of its own. */
+const maxAliasCount = 100;
+
+/**
+ * The document as plain data, or null with an error finding at its first alias where it expands past
+ * `maxAliasCount` aliases (the yaml library then throws), so that one such file stops no other.
+ */
+function toPlainValue(
+  doc: Document,
+  file: string,
+  at: (offset: number) => Position,
+  issues: Issue[],
+): unknown {
+  try {
+    return doc.toJS({ maxAliasCount });
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    let first = 0;
+    visit(doc, {
+      Alias(_key, node) {
+        first = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    issues.push({
+      file,
+      ...at(first),
+      severity: "error",
+      rule: "yaml-syntax",
+      message: `its aliases expand past ${maxAliasCount} copies (a document that grows without bound): write the values out, or use fewer aliases`,
+    });
+    return null;
+  }
 }
 
 /** A plain copy of `process.env`, taken at the first parse; see withPlainEnv. */

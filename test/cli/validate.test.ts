@@ -1,7 +1,7 @@
-import { symlinkSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
 
 const broken = `name: customers.create
 service_requests:
@@ -195,5 +195,28 @@ service_requests:
     expect((await runCli(["validate"], { ...terminal, env: { NO_COLOR: "1" } })).stdout).not.toContain(
       "\u001b[",
     );
+  });
+});
+
+describe("a definition whose YAML aliases expand without bound", () => {
+  const bomb = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
+  for (let level = 1; level < 8; level++)
+    bomb.push(
+      `a${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(", ")}]`,
+    );
+
+  it("is a finding of its file, and validate and list go on with the others", async () => {
+    const dir = copySamples();
+    writeFileSync(join(dir, "integrations", "bomb.yaml"), `${bomb.join("\n")}\n`);
+    const validated = await runCli(["validate", "--project", dir], { cwd: dir });
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toMatch(/bomb\.yaml[\s\S]*3:10 +error +its aliases expand past 100 copies/);
+    expect(validated.stdout + validated.stderr).not.toMatch(/ReferenceError|unexpected error|\n\s+at /);
+    const listed = await runCli(["list", "--project", dir], { cwd: dir });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("customers.create");
+    expect(listed.stdout + listed.stderr).not.toMatch(/ReferenceError|unexpected error/);
   });
 });

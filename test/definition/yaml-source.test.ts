@@ -131,3 +131,34 @@ describe("formatPath", () => {
     expect(formatPath(path)).toBe(formatted);
   });
 });
+
+describe("a document whose aliases expand without bound", () => {
+  const laughs = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
+  for (let level = 1; level < 8; level++)
+    laughs.push(
+      `a${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(", ")}]`,
+    );
+
+  it("is an error finding at its first alias, with no value, not a thrown error", () => {
+    const { source, issues } = parseYamlSource("bomb.yaml", `${laughs.join("\n")}\n`);
+    expect(source.value).toBeNull();
+    expect(issues).toEqual([
+      expect.objectContaining({
+        file: "bomb.yaml",
+        line: 3,
+        column: 10,
+        severity: "error",
+        rule: "yaml-syntax",
+      }),
+    ]);
+    expect(issues[0]?.message).toContain("aliases expand past 100 copies");
+  });
+
+  it("leaves a document of a few aliases as it is", () => {
+    const { source, issues } = parseYamlSource("few.yaml", "a: &a [1, 2]\nb: *a\nc: *a\n");
+    expect(issues).toEqual([]);
+    expect(source.value).toEqual({ a: [1, 2], b: [1, 2], c: [1, 2] });
+  });
+});
