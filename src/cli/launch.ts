@@ -27,10 +27,12 @@ export async function launch(args: readonly string[]): Promise<void> {
   const bundle = fileURLToPath(new URL("main.cjs", import.meta.url));
   const build = typeof __BASS_BUILD_ID__ === "string" ? __BASS_BUILD_ID__ : "sources";
   const variant = flags.includes("--liftoff-only") ? "-liftoff" : "";
-  // One cache per command: each holds the code its own command compiled, not the first command's.
+  // One cache per command: each holds the code its own command compiled, not the first command's. And one
+  // per bundle's place: Node 20's V8 gives a script compiled from a cache the file name of the script that
+  // made it, so another copy of the same build would print that copy's paths in its stacks.
   const cacheFile = join(
     userCacheDir(),
-    `cli-${build}-${process.version}-${process.arch}${variant}-${commandOf(args)}.code`,
+    `cli-${build}-${placeOf(bundle)}-${process.version}-${process.arch}${variant}-${commandOf(args)}.code`,
   );
   const cachedData = readOrNothing(cacheFile);
   // esbuild writes the bundle as ASCII, so reading it as latin1 spares decoding UTF-8.
@@ -62,6 +64,16 @@ function v8Flags(args: readonly string[]): string[] {
   if (commandOf(args) === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg)))
     flags.push("--liftoff-only");
   return flags;
+}
+
+/** A short name for a file's path (FNV-1a, in hex): the start spares loading node:crypto for it. */
+export function placeOf(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < path.length; index++) {
+    hash ^= path.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /** The command a command line runs, as a file name may hold it: its first word, or "bass" for none. */

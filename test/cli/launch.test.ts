@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTempDir, repoRoot } from "../_helpers.js";
@@ -64,5 +64,27 @@ on_success_hook: output.payload = greeting.response.payload
     expect(bass(["validate"], project, cacheDir).status).toBe(0);
     const cached = readdirSync(cacheDir).filter((name) => name.endsWith(".code"));
     expect(cached.map((name) => name.replace(/^.*-/, "")).sort()).toEqual(["list.code", "validate.code"]);
+  }, 30_000);
+});
+
+describe("two copies of one build", () => {
+  it("keep code caches of their own, so neither names the other's files", () => {
+    const cacheDir = createTempDir();
+    const copies = [createTempDir(), createTempDir()];
+    for (const copy of copies) {
+      for (const part of ["bin", "dist", "schema", "package.json"])
+        cpSync(join(repoRoot, part), join(copy, part), { recursive: true });
+      symlinkSync(join(repoRoot, "node_modules"), join(copy, "node_modules"));
+    }
+    const listed = copies.map((copy) =>
+      spawnSync(process.execPath, [join(copy, "bin", "bass.cjs"), "list", "--project", "samples"], {
+        cwd: repoRoot,
+        encoding: "utf8",
+        env: { ...process.env, BASS_CACHE_DIR: cacheDir, NO_COLOR: "1" },
+      }),
+    );
+    for (const each of listed) expect(each.status, each.stderr).toBe(0);
+    const caches = readdirSync(cacheDir).filter((name) => /^cli-.*-list\.code$/.test(name));
+    expect(caches).toHaveLength(2);
   }, 30_000);
 });
