@@ -18,8 +18,9 @@ const fetched: { gc?: () => void } = {};
 /**
  * A full collection of this thread's heap, which gives what it freed back to the system: V8 collects only
  * when it must allocate, so what a run left stays resident on a thread that then idles. Its `gc` comes from
- * a context made while `--expose-gc` is on (a flag of the process, set back at once); the cells' realm is
- * never made with it (see createCellRealm).
+ * a context made while `--expose-gc` is on: bass's launcher sets that flag before any thread starts, and
+ * without it (a library user) it is set for one context and set back. The cells' realm puts its own
+ * `gc` out of reach (see createCellRealm).
  */
 export function collectGarbage(): void {
   fetched.gc ??= fetchGc();
@@ -31,6 +32,9 @@ export function collectGarbage(): void {
 function fetchGc(): () => void {
   const own = (globalThis as { gc?: unknown }).gc;
   if (typeof own === "function") return own as () => void;
+  // bass's launcher sets the flag before any thread starts: a new context has gc then, and no flag changes.
+  const made = runInNewContext("typeof gc === 'function' ? gc : undefined");
+  if (typeof made === "function") return made as () => void;
   setFlagsFromString("--expose-gc");
   try {
     return runInNewContext("gc") as () => void;

@@ -56,11 +56,13 @@ export async function launch(args: readonly string[]): Promise<void> {
 
 /**
  * The V8 flags of this process: the cells' regular expressions fall back to the linear-time engine (the
- * realm asks for it too); a one-shot live run parses a few HTTP answers, for which V8's baseline code for
+ * realm asks for it too); contexts made from now on have `gc`; a one-shot live run parses a few HTTP answers, for which V8's baseline code for
  * undici's WebAssembly parser is enough, and compiling its optimized code costs more than the run.
  */
 function v8Flags(args: readonly string[]): string[] {
-  const flags = ["--enable-experimental-regexp-engine-on-excessive-backtracks"];
+  // gc for the threads that give memory back after a large run (src/heap.ts): set here, before any worker
+  // thread exists, since a flag set while other threads run can crash the process.
+  const flags = ["--enable-experimental-regexp-engine-on-excessive-backtracks", "--expose-gc"];
   if (commandOf(args) === "run" && !args.some((arg) => /^--(mock|replay)\b/.test(arg)))
     flags.push("--liftoff-only");
   return flags;

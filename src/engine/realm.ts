@@ -374,8 +374,8 @@ const bootstrap = String.raw`(host) => {
   });
   Object.defineProperties(globalThis, {
     __tick: { value: tick },
-    // Where --expose-gc was on as the context was made (src/heap.ts), its gc goes.
-    gc: { value: undefined },
+    // bass's launcher turns --expose-gc on (src/heap.ts): the realm's gc is none, for good.
+    gc: { value: undefined, writable: false },
     __resume: { value: resume },
     __get: { value: get },
     __thrown: { value: thrown },

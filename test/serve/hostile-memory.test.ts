@@ -139,6 +139,9 @@ describe.each([3, 0])("bass serve's memory after runs that made much, serve.work
         );
         expect((await post(at("ping"))).status).toBe(200);
       }
+    } catch (error) {
+      // A connection serve closed says little by itself: what serve printed says why.
+      throw new Error(`${String(error)}; serve printed:\n${server.output()}`, { cause: error });
     } finally {
       clearInterval(sampler);
     }
