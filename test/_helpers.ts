@@ -16,6 +16,21 @@ import type { RunInput } from "../src/engine/types.js";
 import { openProjectFiles } from "../src/project/open-files.js";
 import { assertUsable } from "../src/project/usable.js";
 
+/**
+ * A "billion laughs" definition: eight levels of ten aliases each, 10^8 strings expanded. Its first alias
+ * is on line 3, column 10.
+ */
+export function yamlAliasBomb(): string {
+  const lines = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
+  for (let level = 1; level < 8; level++)
+    lines.push(
+      `a${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(", ")}]`,
+    );
+  return `${lines.join("\n")}\n`;
+}
+
 /** A temporary folder holding `files` (path → text), removed when the test ends. */
 export function createTempDir(files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), "bass-test-"));

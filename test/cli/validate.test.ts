@@ -1,7 +1,7 @@
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { copySamples, createTempDir, defaultProjectFile, runCli } from "../_helpers.js";
+import { copySamples, createTempDir, defaultProjectFile, runCli, yamlAliasBomb } from "../_helpers.js";
 
 const broken = `name: customers.create
 service_requests:
@@ -199,17 +199,9 @@ service_requests:
 });
 
 describe("a definition whose YAML aliases expand without bound", () => {
-  const bomb = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
-  for (let level = 1; level < 8; level++)
-    bomb.push(
-      `a${level}: &a${level} [${Array(10)
-        .fill(`*a${level - 1}`)
-        .join(", ")}]`,
-    );
-
   it("is a finding of its file, and validate and list go on with the others", async () => {
     const dir = copySamples();
-    writeFileSync(join(dir, "integrations", "bomb.yaml"), `${bomb.join("\n")}\n`);
+    writeFileSync(join(dir, "integrations", "bomb.yaml"), yamlAliasBomb());
     const validated = await runCli(["validate", "--project", dir], { cwd: dir });
     expect(validated.code).toBe(1);
     expect(validated.stdout).toMatch(/bomb\.yaml[\s\S]*3:10 +error +its aliases expand past 100 copies/);

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { formatPath, type Position, type ValuePath } from "../../src/definition/value-path.js";
 import { parseYamlSource } from "../../src/definition/yaml-source.js";
+import { yamlAliasBomb } from "../_helpers.js";
 import { trickyScalars as tricky } from "./tricky-scalars.js";
 
 const text = `name: a
@@ -133,16 +134,8 @@ describe("formatPath", () => {
 });
 
 describe("a document whose aliases expand without bound", () => {
-  const laughs = ["name: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
-  for (let level = 1; level < 8; level++)
-    laughs.push(
-      `a${level}: &a${level} [${Array(10)
-        .fill(`*a${level - 1}`)
-        .join(", ")}]`,
-    );
-
   it("is an error finding at its first alias, with no value, not a thrown error", () => {
-    const { source, issues } = parseYamlSource("bomb.yaml", `${laughs.join("\n")}\n`);
+    const { source, issues } = parseYamlSource("bomb.yaml", yamlAliasBomb());
     expect(source.value).toBeNull();
     expect(issues).toEqual([
       expect.objectContaining({

@@ -1,29 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CellRef } from "../../src/definition/cells.js";
-import { parseYamlSource } from "../../src/definition/yaml-source.js";
-import { compileCell, type Namespace } from "../../src/engine/cell.js";
-import { prepareCell } from "../../src/engine/cell-prepare.js";
-import { createEngine } from "../../src/engine/engine.js";
-import { createRunRealm } from "../../src/engine/namespace.js";
+import type { Namespace } from "../../src/engine/cell.js";
+import { compileHook } from "./_compile.js";
 
 /** `code` as a before_hook in a realm whose cells may grow the thread's memory by `memoryMb`. */
 function compile(code: string, memoryMb: number | undefined) {
-  const text = `name: a\nbefore_hook: |\n${code
-    .split("\n")
-    .map((line) => `  ${line}`)
-    .join("\n")}\n`;
-  const { source } = parseYamlSource("a.yaml", text);
-  const cell: CellRef = { path: ["before_hook"], label: "before_hook", code: `${code}\n`, bindings: [] };
-  const names = new Set(["output"]);
-  return compileCell(cell, prepareCell(cell.code, names), {
-    integration: "a",
-    file: "a.yaml",
-    namespaceNames: names,
-    locateInString: source.locateInString,
-    realm: createRunRealm(createEngine(), undefined, memoryMb),
-  });
+  return compileHook(code, { names: ["output"], ...(memoryMb !== undefined && { cellMemoryMb: memoryMb }) });
 }
 
 const namespace = (): Namespace => Object.assign(Object.create(null), { output: {} });

@@ -1,27 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { CellRef } from "../../src/definition/cells.js";
-import { parseYamlSource } from "../../src/definition/yaml-source.js";
-import { compileCell, type Namespace } from "../../src/engine/cell.js";
-import { prepareCell } from "../../src/engine/cell-prepare.js";
-import { createEngine } from "../../src/engine/engine.js";
-import { createRunRealm } from "../../src/engine/namespace.js";
+import type { Namespace } from "../../src/engine/cell.js";
 import { BassError } from "../../src/errors.js";
+import { compileHook } from "./_compile.js";
 
 /** Compiles `code` as the before_hook of a definition whose file starts with `name: a` on line 1. */
 function compile(code: string, names: string[] = ["input", "output", "keep"]) {
-  const text = `name: a\nbefore_hook: |\n${code
-    .split("\n")
-    .map((line) => `  ${line}`)
-    .join("\n")}\n`;
-  const { source } = parseYamlSource("a.yaml", text);
-  const cell: CellRef = { path: ["before_hook"], label: "before_hook", code: `${code}\n`, bindings: [] };
-  return compileCell(cell, prepareCell(cell.code, new Set(names)), {
-    integration: "a",
-    file: "a.yaml",
-    namespaceNames: new Set(names),
-    locateInString: source.locateInString,
-    realm: createRunRealm(createEngine()),
-  });
+  return compileHook(code, { names });
 }
 
 const namespace = (values: Record<string, unknown> = {}): Namespace =>

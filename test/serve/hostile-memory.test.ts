@@ -1,23 +1,10 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createTempDir } from "../_helpers.js";
+import { integration, residentMb } from "./_hostile.js";
 import { spawnServe } from "./_serve-process.js";
 
 const mb = 1024 * 1024;
-
-/** One POST endpoint per integration, named after it. */
-function integration(name: string, cells: Record<string, string>, language?: "python"): [string, string] {
-  return [
-    `integrations/${name}.yaml`,
-    stringify({
-      name,
-      ...(language && { language }),
-      endpoints: [{ method: "POST", path: `/${name}` }],
-      ...cells,
-    }),
-  ];
-}
 
 /** Cells that make about 150 MB for their answer or their record, each its own way. */
 const large: [string, string][] = [
@@ -71,12 +58,6 @@ async function post(url: string): Promise<{ status: number; text: string }> {
     signal: AbortSignal.timeout(60_000),
   });
   return { status: response.status, text: await response.text() };
-}
-
-/** Resident memory of a process, in MB. */
-function residentMb(pid: number): number {
-  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(line) / 1024;
 }
 
 const tooLarge =

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createTempDir } from "../_helpers.js";
+import { integration } from "./_hostile.js";
 import { spawnServe } from "./_serve-process.js";
-
-/** One POST endpoint per integration, named after it. */
-function integration(name: string, cells: Record<string, string>): [string, string] {
-  return [
-    `integrations/${name}.yaml`,
-    stringify({ name, endpoints: [{ method: "POST", path: `/${name}` }], ...cells }),
-  ];
-}
 
 const stuck = "RegExp.prototype.test.bind(/^(?=a)(a+)+$/, 'a'.repeat(36) + 'b')";
 

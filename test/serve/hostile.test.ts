@@ -1,23 +1,10 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createTempDir } from "../_helpers.js";
+import { integration, residentMb } from "./_hostile.js";
 import { spawnServe } from "./_serve-process.js";
 
 const cellTimeoutMs = 1000;
-
-/** One POST endpoint per integration, named after it. */
-function integration(name: string, cells: Record<string, string>, language?: "python"): [string, string] {
-  return [
-    `integrations/${name}.yaml`,
-    stringify({
-      name,
-      ...(language && { language }),
-      endpoints: [{ method: "POST", path: `/${name}` }],
-      ...cells,
-    }),
-  ];
-}
 
 const javascript: [string, string][] = [
   integration("ping", { on_success_hook: "output.payload = { pong: true }" }),
@@ -87,12 +74,6 @@ async function post(url: string): Promise<Answer> {
     signal: AbortSignal.timeout(30_000),
   });
   return { status: response.status, text: await response.text(), at: performance.now() };
-}
-
-/** Resident memory of a process, in MB. */
-function residentMb(pid: number): number {
-  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(line) / 1024;
 }
 
 /** The hostile cells that end at once, each at its own limit, with the answer that says which. */
